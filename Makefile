@@ -1,0 +1,39 @@
+# Stagecoach build. `make help` lists the targets.
+SHELL := /usr/bin/env bash
+.DEFAULT_GOAL := build
+
+BIN          := $(CURDIR)/bin
+KUBE_BIN     := $(BIN)/kube
+CONTROLLER_GEN := go tool -modfile=hack/tools/go.mod controller-gen
+
+KUBE_COMMANDS := ./cmd/etcd k8s.io/kubernetes/cmd/kube-apiserver \
+	k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
+	k8s.io/kubernetes/cmd/kubectl sigs.k8s.io/kwok/cmd/kwok
+
+.PHONY: help
+help: ## Show this help.
+	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build the stagecoach binary into bin/.
+	go build -o $(BIN)/stagecoach ./cmd/stagecoach
+
+.PHONY: generate
+generate: ## Regenerate deepcopy code and CRDs from the API types.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd
+
+.PHONY: kube
+kube: $(KUBE_BIN)/kwok-stages.yaml ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok into bin/kube/.
+
+# The Go build cache makes a rebuild with nothing changed take seconds.
+.PHONY: kube-commands
+kube-commands:
+	cd hack/kube && go build -o $(KUBE_BIN)/ $(KUBE_COMMANDS)
+
+# kwok needs its stage definitions (node readiness and heartbeat, pod lifecycle); they ship in its module.
+$(KUBE_BIN)/kwok-stages.yaml: kube-commands hack/kube/go.mod
+	@dir=$$(cd hack/kube && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage; \
+	for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+	         pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do \
+	  echo '---'; cat "$$dir/$$f"; done > $@

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+)
+
+type controllerOptions struct {
+	kubeconfig              string
+	metricsAddr             string
+	probeAddr               string
+	leaderElect             bool
+	leaderElectionNamespace string
+}
+
+func newControllerCommand() *cobra.Command {
+	var opts controllerOptions
+	cmd := &cobra.Command{
+		Use:   "controller [--kubeconfig FILE]",
+		Short: "Run the Stagecoach controller against a management cluster",
+		Long: `Run the Stagecoach controller against a management cluster: the cluster named by --kubeconfig,
+or else the in-cluster configuration or $KUBECONFIG.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runController(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.kubeconfig, "kubeconfig", "", "kubeconfig of the management cluster")
+	f.StringVar(&opts.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	f.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints; 0 disables them")
+	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
+	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	return cmd
+}
+
+func runController(cmd *cobra.Command, opts controllerOptions) error {
+	log := ctrl.Log.WithName("controller")
+	cfg, err := restConfig(opts.kubeconfig)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme.New(),
+		Metrics:                 metricsserver.Options{BindAddress: opts.metricsAddr},
+		HealthProbeBindAddress:  opts.probeAddr,
+		LeaderElection:          opts.leaderElect,
+		LeaderElectionID:        "stagecoach.dev",
+		LeaderElectionNamespace: opts.leaderElectionNamespace,
+		// Stepping down promptly on shutdown lets a standby replica take over without waiting out the lease.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect)
+	return mgr.Start(cmd.Context())
+}
+
+// restConfig loads the management cluster's configuration from an explicit kubeconfig file, or
+// from the usual places (in-cluster, $KUBECONFIG, ~/.kube/config) when none is given.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		return ctrl.GetConfig()
+	}
+	return clientcmd.BuildConfigFromFlags("", kubeconfig)
+}

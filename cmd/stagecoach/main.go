@@ -1,0 +1,40 @@
+// Command stagecoach is the Stagecoach controller and its operator tooling in one binary.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	if err := newRootCommand().ExecuteContext(ctrl.SetupSignalHandler()); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	logOpts := zap.Options{Development: true}
+	root := &cobra.Command{
+		Use:   "stagecoach",
+		Short: "Progressive, staged rollouts of add-ons and configuration across Kubernetes fleets",
+		Long: `Stagecoach rolls Helm charts and manifests out across a fleet of Kubernetes clusters, stage by
+stage and a few clusters at a time, gated by health checks, soak delays, time windows and approvals.
+It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-update APIs.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
+		},
+	}
+	goFlags := flag.NewFlagSet("log", flag.ExitOnError)
+	logOpts.BindFlags(goFlags)
+	root.PersistentFlags().AddGoFlagSet(goFlags)
+	root.AddCommand(newControllerCommand(), newSandboxCommand())
+	return root
+}

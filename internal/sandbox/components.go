@@ -1,0 +1,159 @@
+package sandbox
+
+import (
+	"path/filepath"
+)
+
+// Process tiers: each tier starts once the one below serves, and stops before it.
+const (
+	tierStorage = iota
+	tierAPIServer
+	tierControllers
+)
+
+// ServiceClusterIPRange is the virtual Service range of every sandbox cluster.
+const serviceClusterIPRange = "10.96.0.0/16"
+
+// layout resolves the paths of one sandbox directory.
+type layout struct {
+	dir     string
+	kubeBin string
+}
+
+func (l layout) pki() pki                   { return pki{dir: filepath.Join(l.dir, "pki")} }
+func (l layout) logs() string               { return filepath.Join(l.dir, "logs") }
+func (l layout) etcdData() string           { return filepath.Join(l.dir, "etcd") }
+func (l layout) stateFile() string          { return filepath.Join(l.dir, "sandbox.json") }
+func (l layout) bin(name string) string     { return filepath.Join(l.kubeBin, name) }
+func (l layout) kubeconfig(cluster string) string {
+	return filepath.Join(l.dir, cluster+".kubeconfig")
+}
+
+func (l layout) etcd(st *state) *process {
+	client := "http://127.0.0.1:" + itoa(st.EtcdPort)
+	peer := "http://127.0.0.1:" + itoa(st.EtcdPeerPort)
+	return &process{Name: "etcd", Tier: tierStorage, Args: []string{
+		l.bin("etcd"),
+		"--name=sandbox",
+		"--data-dir=" + l.etcdData(),
+		"--listen-client-urls=" + client,
+		"--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=sandbox=" + peer,
+		"--listen-metrics-urls=",
+		// The sandbox is disposable; skipping fsync makes every write far cheaper.
+		"--unsafe-no-fsync",
+		"--auto-compaction-mode=revision",
+		"--auto-compaction-retention=1000",
+		"--log-level=warn",
+	}}
+}
+
+func (l layout) apiserver(st *state, c *clusterState) *process {
+	p := l.pki()
+	return &process{Name: c.Name + "-kube-apiserver", Tier: tierAPIServer, Args: []string{
+		l.bin("kube-apiserver"),
+		"--etcd-servers=http://127.0.0.1:" + itoa(st.EtcdPort),
+		// One etcd serves every cluster; each cluster keeps its objects under its own prefix.
+		"--etcd-prefix=/stagecoach-sandbox/" + c.Name,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + itoa(c.APIServerPort),
+		"--tls-cert-file=" + p.servingCert(),
+		"--tls-private-key-file=" + p.servingKey(),
+		"--client-ca-file=" + p.caCert(),
+		"--service-account-key-file=" + p.saPub(),
+		"--service-account-signing-key-file=" + p.saKey(),
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		"--authorization-mode=RBAC",
+		"--allow-privileged=true",
+		// Loopback cannot be published as the endpoint of the kubernetes Service.
+		"--endpoint-reconciler-type=none",
+		"--enable-priority-and-fairness=false",
+		"--profiling=false",
+		"--cert-dir=" + filepath.Join(l.dir, "apiserver-certs", c.Name),
+	}}
+}
+
+// controllerManager runs every default controller, so Deployments, ReplicaSets, garbage collection,
+// namespace deletion and service-account tokens behave as on a real cluster.
+func (l layout) controllerManager(c *clusterState) *process {
+	p := l.pki()
+	kc := l.kubeconfig(c.Name)
+	return &process{Name: c.Name + "-kube-controller-manager", Tier: tierControllers, Args: []string{
+		l.bin("kube-controller-manager"),
+		"--kubeconfig=" + kc,
+		"--authentication-kubeconfig=" + kc,
+		"--authorization-kubeconfig=" + kc,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + itoa(c.ControllerManagerPort),
+		"--tls-cert-file=" + p.servingCert(),
+		"--tls-private-key-file=" + p.servingKey(),
+		"--root-ca-file=" + p.caCert(),
+		"--service-account-private-key-file=" + p.saKey(),
+		"--cluster-name=" + c.Name,
+		"--leader-elect=false",
+		"--use-service-account-credentials=false",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--profiling=false",
+	}}
+}
+
+func (l layout) scheduler(c *clusterState) *process {
+	p := l.pki()
+	kc := l.kubeconfig(c.Name)
+	return &process{Name: c.Name + "-kube-scheduler", Tier: tierControllers, Args: []string{
+		l.bin("kube-scheduler"),
+		"--kubeconfig=" + kc,
+		"--authentication-kubeconfig=" + kc,
+		"--authorization-kubeconfig=" + kc,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + itoa(c.SchedulerPort),
+		"--tls-cert-file=" + p.servingCert(),
+		"--tls-private-key-file=" + p.servingKey(),
+		"--leader-elect=false",
+		"--kube-api-qps=200",
+		"--kube-api-burst=400",
+		"--profiling=false",
+	}}
+}
+
+// kwok plays the kubelet: it keeps the fake node Ready and moves pods through their lifecycle
+// according to the stage definitions that `make kube` installs next to the binaries.
+func (l layout) kwok(c *clusterState) *process {
+	p := l.pki()
+	return &process{Name: c.Name + "-kwok", Tier: tierControllers, Args: []string{
+		l.bin("kwok"),
+		"--kubeconfig=" + l.kubeconfig(c.Name),
+		"--config=" + l.bin(kwokStagesFile),
+		"--manage-all-nodes=true",
+		"--node-lease-duration-seconds=40",
+		"--node-ip=127.0.0.1",
+		"--node-port=" + itoa(c.KwokPort),
+		"--server-address=127.0.0.1:" + itoa(c.KwokPort),
+		"--tls-cert-file=" + p.servingCert(),
+		"--tls-private-key-file=" + p.servingKey(),
+	}}
+}
+
+// processes lists everything the sandbox runs, in start order.
+func (l layout) processes(st *state) []*process {
+	procs := []*process{l.etcd(st)}
+	for i := range st.Clusters {
+		procs = append(procs, l.apiserver(st, &st.Clusters[i]))
+	}
+	for i := range st.Clusters {
+		c := &st.Clusters[i]
+		procs = append(procs, l.controllerManager(c))
+		if c.Managed {
+			procs = append(procs, l.scheduler(c), l.kwok(c))
+		}
+	}
+	return procs
+}
+
+// kwokStagesFile holds kwok's node and pod lifecycle stages; `make kube` writes it next to the binaries.
+const kwokStagesFile = "kwok-stages.yaml"

@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+)
+
+const pollInterval = 200 * time.Millisecond
+
+// run starts every process of st that is not running, tier by tier, then bootstraps the clusters
+// and waits until each is ready. It is idempotent, which is what makes recovery after a crash work.
+func (l layout) run(ctx context.Context, st *state, log logr.Logger) error {
+	for tier := tierStorage; tier <= tierControllers; tier++ {
+		for _, p := range st.Processes {
+			if p.Tier != tier || p.alive() {
+				continue
+			}
+			log.V(1).Info("starting", "component", p.Name)
+			if err := p.start(l.logs()); err != nil {
+				return err
+			}
+		}
+		if err := saveState(l.stateFile(), st); err != nil {
+			return err
+		}
+		var err error
+		switch tier {
+		case tierStorage:
+			err = l.waitEtcd(ctx, st)
+		case tierAPIServer:
+			err = l.waitAPIServers(ctx, st)
+		}
+		if err != nil {
+			return err
+		}
+		log.Info("started", "tier", []string{"etcd", "kube-apiservers", "controllers"}[tier])
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range st.Clusters {
+		g.Go(func() error {
+			if err := l.bootstrap(gctx, st, c); err != nil {
+				return fmt.Errorf("cluster %s: %w", c.Name, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// bootstrap prepares one cluster and waits for it to be ready: the management cluster gets the CRDs
+// and the registrations; a managed cluster gets its kwok node and its controllers are checked.
+func (l layout) bootstrap(ctx context.Context, st *state, c clusterState) error {
+	cfg, err := restConfig(l.kubeconfig(c.Name))
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := l.waitHealthz(ctx, st, c.Name+"-kube-controller-manager", c.ControllerManagerPort); err != nil {
+		return err
+	}
+	if !c.Managed {
+		return l.registerClusters(ctx, cfg, st)
+	}
+	if err := l.waitHealthz(ctx, st, c.Name+"-kube-scheduler", c.SchedulerPort); err != nil {
+		return err
+	}
+	if err := ensureNode(ctx, cs, c.Name); err != nil {
+		return err
+	}
+	return l.poll(ctx, st, c.Name+"-kwok", "node Ready and default service account", func(ctx context.Context) (bool, error) {
+		node, err := cs.CoreV1().Nodes().Get(ctx, nodeName(c.Name), getOpts)
+		if err != nil || !nodeReady(node) {
+			return false, nil
+		}
+		// Pods can't be created before the controller manager made the namespace's service account.
+		_, err = cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", getOpts)
+		return err == nil, nil
+	})
+}
+
+func (l layout) waitEtcd(ctx context.Context, st *state) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d/health", st.EtcdPort)
+	return l.poll(ctx, st, "etcd", "healthy", func(ctx context.Context) (bool, error) {
+		return httpOK(ctx, http.DefaultClient, url), nil
+	})
+}
+
+func (l layout) waitAPIServers(ctx context.Context, st *state) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range st.Clusters {
+		g.Go(func() error {
+			cfg, err := restConfig(l.kubeconfig(c.Name))
+			if err != nil {
+				return err
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			return l.poll(gctx, st, c.Name+"-kube-apiserver", "ready", func(ctx context.Context) (bool, error) {
+				body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+				return err == nil && string(body) == "ok", nil
+			})
+		})
+	}
+	return g.Wait()
+}
+
+// waitHealthz polls a component's /healthz over TLS, verified with the sandbox CA.
+func (l layout) waitHealthz(ctx context.Context, st *state, component string, port int) error {
+	ca, err := os.ReadFile(l.pki().caCert())
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
+	return l.poll(ctx, st, component, "healthy", func(ctx context.Context) (bool, error) {
+		return httpOK(ctx, client, url), nil
+	})
+}
+
+// poll waits for cond, failing early with the end of the component's log if the process exits.
+func (l layout) poll(ctx context.Context, st *state, component, what string, cond wait.ConditionWithContextFunc) error {
+	var proc *process
+	for _, p := range st.Processes {
+		if p.Name == component {
+			proc = p
+		}
+	}
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+		if proc != nil && !proc.alive() {
+			return false, fmt.Errorf("%s exited:\n%s", component, logTail(filepath.Join(l.logs(), component+".log"), 15))
+		}
+		return cond(ctx)
+	})
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("timed out waiting for %s to be %s:\n%s", component, what,
+			logTail(filepath.Join(l.logs(), component+".log"), 15))
+	}
+	return err
+}
+
+func httpOK(ctx context.Context, client *http.Client, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func nodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func logTail(path string, lines int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log)"
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return "  " + strings.Join(all[max(0, len(all)-lines):], "\n  ")
+}
+
+func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
+	return wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
+		return cond(ctx), nil
+	})
+}

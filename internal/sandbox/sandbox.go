@@ -1,0 +1,351 @@
+// Package sandbox runs a local fleet of real Kubernetes clusters without containers: one etcd,
+// and for each cluster a kube-apiserver (plus kube-controller-manager, kube-scheduler and kwok for
+// managed clusters), all on loopback with TLS from a generated CA. The management cluster gets the
+// Stagecoach CRDs and every managed cluster registered as a SveltosCluster and a MemberCluster.
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+)
+
+// ManagementCluster is the name of the management cluster; its kubeconfig is mgmt.kubeconfig.
+const ManagementCluster = "mgmt"
+
+// ClusterSpec describes one managed cluster: a name and the labels it is registered with.
+type ClusterSpec struct {
+	Name   string
+	Labels map[string]string
+}
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// ParseClusterSpec parses NAME[:key=value,...], the form of the --cluster flag.
+func ParseClusterSpec(s string) (ClusterSpec, error) {
+	name, labels, _ := strings.Cut(s, ":")
+	spec := ClusterSpec{Name: name, Labels: map[string]string{}}
+	if !dnsLabel.MatchString(name) || len(name) > 40 {
+		return spec, fmt.Errorf("cluster %q: the name must be a lowercase DNS label of at most 40 characters", name)
+	}
+	if name == ManagementCluster {
+		return spec, fmt.Errorf("cluster %q: the name is reserved for the management cluster", name)
+	}
+	if labels == "" {
+		return spec, nil
+	}
+	for kv := range strings.SplitSeq(labels, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return spec, fmt.Errorf("cluster %q: label %q is not key=value", name, kv)
+		}
+		spec.Labels[k] = v
+	}
+	return spec, nil
+}
+
+// DefaultClusters are the managed clusters made when none are named.
+func DefaultClusters() []ClusterSpec {
+	var specs []ClusterSpec
+	for _, env := range []string{"dev", "staging", "prod"} {
+		specs = append(specs, ClusterSpec{Name: env, Labels: map[string]string{"env": env}})
+	}
+	return specs
+}
+
+// Options configure Up.
+type Options struct {
+	// Dir holds everything the sandbox writes: kubeconfigs, certificates, etcd data, logs, state.
+	Dir string
+	// Clusters are the managed clusters; none means a management cluster only.
+	Clusters []ClusterSpec
+	// KubeBinDir holds etcd, kube-apiserver, … as built by `make kube`; empty means FindKubeBin.
+	KubeBinDir string
+	// Timeout bounds the whole start-up.
+	Timeout time.Duration
+	Log     logr.Logger
+}
+
+// Fleet is a running sandbox.
+type Fleet struct {
+	Dir        string
+	Management Cluster
+	Managed    []Cluster
+}
+
+// Cluster is one running cluster of a sandbox.
+type Cluster struct {
+	Name       string
+	Labels     map[string]string
+	Kubeconfig string
+	Config     *rest.Config
+}
+
+// state is persisted in the sandbox directory so that `down` and a later `up` know what runs.
+type state struct {
+	EtcdPort     int            `json:"etcdPort"`
+	EtcdPeerPort int            `json:"etcdPeerPort"`
+	KubeBin      string         `json:"kubeBin"`
+	Clusters     []clusterState `json:"clusters"`
+	Processes    []*process     `json:"processes"`
+}
+
+type clusterState struct {
+	Name                  string            `json:"name"`
+	Labels                map[string]string `json:"labels,omitempty"`
+	Managed               bool              `json:"managed"`
+	APIServerPort         int               `json:"apiServerPort"`
+	ControllerManagerPort int               `json:"controllerManagerPort,omitempty"`
+	SchedulerPort         int               `json:"schedulerPort,omitempty"`
+	KwokPort              int               `json:"kwokPort,omitempty"`
+}
+
+// Up starts the sandbox in opts.Dir and returns once every cluster is ready. If the directory
+// already holds a sandbox with the same clusters, Up restarts whatever is no longer running (after
+// a crash or a reboot) and reuses the data; a sandbox with other clusters is an error.
+func Up(ctx context.Context, opts Options) (*Fleet, error) {
+	if opts.Timeout == 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUnique(opts.Clusters); err != nil {
+		return nil, err
+	}
+	kubeBin := opts.KubeBinDir
+	if kubeBin == "" {
+		if kubeBin, err = FindKubeBin(); err != nil {
+			return nil, err
+		}
+	}
+	l := layout{dir: dir, kubeBin: kubeBin}
+	st, err := loadState(l.stateFile())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if st, err = l.initialise(opts.Clusters); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, fmt.Errorf("reading sandbox state in %s: %w; remove it with: stagecoach sandbox down --dir %s", dir, err, opts.Dir)
+	default:
+		if !sameClusters(st, opts.Clusters) {
+			return nil, fmt.Errorf("%s already holds a sandbox with clusters %s; remove it first with: stagecoach sandbox down --dir %s",
+				opts.Dir, strings.Join(st.clusterNames(), ", "), opts.Dir)
+		}
+		l.kubeBin = st.KubeBin
+	}
+	start := time.Now()
+	if err := l.run(ctx, st, opts.Log); err != nil {
+		return nil, fmt.Errorf("%w\nlogs are in %s; stop what remains with: stagecoach sandbox down --dir %s", err, l.logs(), opts.Dir)
+	}
+	opts.Log.Info("sandbox ready", "dir", dir, "clusters", len(st.Clusters), "elapsed", time.Since(start).Round(time.Millisecond))
+	return Load(dir)
+}
+
+// Down stops every process the sandbox in dir started and removes what it wrote there.
+func Down(dir string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	l := layout{dir: dir}
+	st, err := loadState(l.stateFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading sandbox state: %w", err)
+	}
+	if err := stopAll(st.Processes, 30*time.Second); err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range st.Clusters {
+		errs = append(errs, removeIfExists(l.kubeconfig(c.Name)))
+	}
+	for _, sub := range []string{"pki", "etcd", "logs", "apiserver-certs"} {
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, sub)))
+	}
+	errs = append(errs, removeIfExists(l.stateFile()))
+	_ = os.Remove(dir) // only if empty: the directory may hold the user's own files
+	return errors.Join(errs...)
+}
+
+// Load describes the sandbox running in dir without touching it.
+func Load(dir string) (*Fleet, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := layout{dir: dir}
+	st, err := loadState(l.stateFile())
+	if err != nil {
+		return nil, err
+	}
+	fleet := &Fleet{Dir: dir}
+	for _, c := range st.Clusters {
+		cfg, err := restConfig(l.kubeconfig(c.Name))
+		if err != nil {
+			return nil, err
+		}
+		cl := Cluster{Name: c.Name, Labels: c.Labels, Kubeconfig: l.kubeconfig(c.Name), Config: cfg}
+		if c.Managed {
+			fleet.Managed = append(fleet.Managed, cl)
+		} else {
+			fleet.Management = cl
+		}
+	}
+	return fleet, nil
+}
+
+// initialise allocates ports and writes certificates and kubeconfigs for a new sandbox.
+func (l layout) initialise(specs []ClusterSpec) (*state, error) {
+	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(4 + 4*len(specs))
+	if err != nil {
+		return nil, err
+	}
+	next := func() int { p := ports[0]; ports = ports[1:]; return p }
+	st := &state{EtcdPort: next(), EtcdPeerPort: next(), KubeBin: l.kubeBin}
+	// The management cluster runs a controller manager too: garbage collection and namespace
+	// deletion are part of how Kubernetes objects behave.
+	st.Clusters = append(st.Clusters, clusterState{Name: ManagementCluster, APIServerPort: next(), ControllerManagerPort: next()})
+	for _, s := range specs {
+		st.Clusters = append(st.Clusters, clusterState{
+			Name: s.Name, Labels: s.Labels, Managed: true,
+			APIServerPort: next(), ControllerManagerPort: next(), SchedulerPort: next(), KwokPort: next(),
+		})
+	}
+	if err := l.pki().generate(); err != nil {
+		return nil, err
+	}
+	for _, c := range st.Clusters {
+		if err := l.writeKubeconfig(c.Name, c.APIServerPort); err != nil {
+			return nil, err
+		}
+	}
+	st.Processes = l.processes(st)
+	return st, saveState(l.stateFile(), st)
+}
+
+// freePorts reserves n distinct loopback ports by listening on them all at once.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var listeners []net.Listener
+	defer func() {
+		for _, ln := range listeners {
+			_ = ln.Close()
+		}
+	}()
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// FindKubeBin locates the Kubernetes components built by `make kube`: $STAGECOACH_KUBE_BIN, then
+// kube/ next to the running executable, then bin/kube in the current directory or any parent.
+func FindKubeBin() (string, error) {
+	var candidates []string
+	if env := os.Getenv("STAGECOACH_KUBE_BIN"); env != "" {
+		candidates = append(candidates, env)
+	}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "kube"))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			candidates = append(candidates, filepath.Join(d, "bin", "kube"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(filepath.Join(c, "kube-apiserver")); err == nil {
+			return filepath.Abs(c)
+		}
+	}
+	return "", errors.New("the Kubernetes components are not built: run `make kube` (or set STAGECOACH_KUBE_BIN)")
+}
+
+func checkUnique(specs []ClusterSpec) error {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if seen[s.Name] {
+			return fmt.Errorf("cluster %q is named twice", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
+}
+
+func sameClusters(st *state, specs []ClusterSpec) bool {
+	var want []string
+	for _, s := range specs {
+		want = append(want, s.Name)
+	}
+	have := st.clusterNames()[1:]
+	slices.Sort(want)
+	slices.Sort(have)
+	return slices.Equal(want, have)
+}
+
+func (st *state) clusterNames() []string {
+	var names []string
+	for _, c := range st.Clusters {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func loadState(path string) (*state, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{}
+	return st, json.Unmarshal(data, st)
+}
+
+func saveState(path string, st *state) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+// Package scheme assembles the runtime.Scheme with every API Stagecoach reads or writes.
+package scheme
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// New returns a scheme with the Kubernetes built-in types, CRDs and both Stagecoach API families.
+func New() *runtime.Scheme {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme,
+		apiextensionsv1.AddToScheme,
+		configv1beta1.AddToScheme,
+		libv1beta1.AddToScheme,
+		clusterv1beta1.AddToScheme,
+		placementv1beta1.AddToScheme,
+	} {
+		utilruntime.Must(add(s))
+	}
+	return s
+}
