@@ -20,6 +20,10 @@ type process struct {
 	Tier int      `json:"tier"` // stopped in decreasing tier order: etcd (0) goes last
 	Args []string `json:"args"`
 	PID  int      `json:"pid"`
+
+	// exited is closed when a process started by this program exits; nil for processes found in
+	// the state file, which are checked through /proc instead.
+	exited chan struct{}
 }
 
 // start launches the process in its own session, with output appended to logDir/<name>.log, so
@@ -40,12 +44,21 @@ func (p *process) start(logDir string) error {
 		return fmt.Errorf("starting %s: %w", p.Name, err)
 	}
 	p.PID = cmd.Process.Pid
-	go func() { _ = cmd.Wait() }()
+	p.exited = make(chan struct{})
+	go func() { _ = cmd.Wait(); close(p.exited) }()
 	return nil
 }
 
 // alive reports whether the recorded pid still runs this process's command line.
 func (p *process) alive() bool {
+	if p.exited != nil {
+		select {
+		case <-p.exited:
+			return false
+		default:
+			return true
+		}
+	}
 	if p.PID <= 0 {
 		return false
 	}
