@@ -18,6 +18,26 @@ help: ## Show this help.
 build: ## Build the stagecoach binary into bin/.
 	go build -o $(BIN)/stagecoach ./cmd/stagecoach
 
+.PHONY: test
+test: kube verify-generated vet ## Run all tests: unit, schema and sandbox (builds the Kubernetes components first).
+	go test -timeout 60m ./...
+
+.PHONY: vet
+vet: ## go vet, and gofmt on every Go file.
+	go vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+
+GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml
+
+.PHONY: verify-generated
+verify-generated: ## Fail if the deepcopy code or CRDs are stale (and regenerate them).
+	@before=$$(cat $(GENERATED) 2>/dev/null | sha256sum); \
+	  $(MAKE) --no-print-directory -s generate; \
+	  after=$$(cat $(GENERATED) 2>/dev/null | sha256sum); \
+	  if [ "$$before" != "$$after" ]; then \
+	    echo "generated files were stale: they are regenerated now; review and commit them"; exit 1; fi
+
 .PHONY: generate
 generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+)
+
+// TestControllerCommand runs `stagecoach controller` against a sandbox management cluster and
+// checks its probes, its metrics and that it takes the leader-election lease.
+func TestControllerCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fleet")
+	fleet, err := sandbox.Up(t.Context(), sandbox.Options{Dir: dir, Log: testr.New(t)})
+	t.Cleanup(func() { _ = sandbox.Down(dir) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, probes := freeAddr(t), freeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		cmd := newRootCommand()
+		cmd.SetArgs([]string{"controller", "--kubeconfig", fleet.Management.Kubeconfig,
+			"--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
+			"--leader-elect", "--leader-election-namespace", "default"})
+		done <- cmd.ExecuteContext(ctx)
+	}()
+
+	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics"} {
+		if err := waitOK(ctx, url); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+	}
+	cs := kubernetes.NewForConfigOrDie(fleet.Management.Config)
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		lease, err := cs.CoordinationV1().Leases("default").Get(ctx, "stagecoach.dev", metav1.GetOptions{})
+		return err == nil && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "", nil
+	})
+	if err != nil {
+		t.Fatalf("no leader-election lease: %v", err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("controller exited with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("controller did not stop when its context was cancelled")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitOK(ctx context.Context, url string) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		resp, err := http.Get(url)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		last = fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w (last: %s)", err, last)
+	}
+	return nil
+}

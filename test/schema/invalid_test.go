@@ -1,0 +1,149 @@
+package schema_test
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// promotion wraps stage and profile YAML into a ClusterPromotion manifest.
+func promotion(profileSpec, stages string) string {
+	return "apiVersion: config.projectsveltos.io/v1beta1\nkind: ClusterPromotion\nmetadata:\n  name: invalid\nspec:\n" +
+		"  profileSpec:\n" + indent(profileSpec, 4) + "  stages:\n" + indent(stages, 2)
+}
+
+const okStage = "- name: dev\n  clusterSelector:\n    matchLabels:\n      env: dev\n"
+
+const okChart = `helmCharts:
+- repositoryURL: https://kyverno.github.io/kyverno/
+  repositoryName: kyverno
+  chartName: kyverno/kyverno
+  chartVersion: 3.5.2
+  releaseName: kyverno-latest
+  releaseNamespace: kyverno
+`
+
+// strategy wraps stage YAML into a ClusterStagedUpdateStrategy manifest.
+func strategy(stages string) string {
+	return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateStrategy\nmetadata:\n  name: invalid\nspec:\n  stages:\n" + indent(stages, 2)
+}
+
+// placement wraps a spec into a ClusterResourcePlacement manifest.
+func placement(spec string) string {
+	return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacement\nmetadata:\n  name: invalid\nspec:\n" + indent(spec, 2)
+}
+
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString(pad)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// TestInvalidManifestsRejected sends manifests a user could plausibly write wrong and checks the
+// API server refuses each with a message that names the problem.
+func TestInvalidManifestsRejected(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		manifest string
+		// every string must appear in the error message
+		want []string
+	}{
+		{"trigger with both manual and auto",
+			promotion(okChart, okStage+"  trigger:\n    manual:\n      approved: false\n    auto:\n      delay: 5m\n"),
+			[]string{"trigger", "manual", "auto"}},
+		{"trigger with neither manual nor auto",
+			promotion(okChart, okStage+"  trigger: {}\n"),
+			[]string{"trigger", "manual", "auto"}},
+		{"maxUpdate above 100%",
+			promotion("maxUpdate: 150%\n"+okChart, okStage),
+			[]string{"maxUpdate", "150%"}},
+		{"duplicate stage names",
+			promotion(okChart, okStage+okStage),
+			[]string{"stages", "Duplicate value"}},
+		{"no stages",
+			promotion(okChart, "[]\n"),
+			[]string{"stages", "at least 1"}},
+		{"stage name that cannot name a ClusterProfile",
+			promotion(okChart, "- name: Prod_1\n"),
+			[]string{"stages[0].name"}},
+		{"helm chart without releaseName",
+			promotion(strings.Replace(okChart, "  releaseName: kyverno-latest\n", "", 1), okStage),
+			[]string{"releaseName", "Required value"}},
+		{"helm chart from an http repository without chartName",
+			promotion(strings.Replace(okChart, "  chartName: kyverno/kyverno\n", "", 1), okStage),
+			[]string{"ChartName must be defined"}},
+		{"unknown syncMode",
+			promotion("syncMode: Sometimes\n"+okChart, okStage),
+			[]string{"syncMode", "Unsupported value"}},
+		{"unknown helmChartAction",
+			promotion(strings.Replace(okChart, "  releaseNamespace: kyverno\n", "  releaseNamespace: kyverno\n  helmChartAction: Upgrade\n", 1), okStage),
+			[]string{"helmChartAction", "Unsupported value"}},
+		{"policyRef with neither kind nor remoteURL",
+			promotion("policyRefs:\n- name: cm\n  namespace: default\n", okStage),
+			[]string{"policyRefs[0]", "remoteURL", "kind"}},
+		{"CEL health rule with both rule and expression",
+			promotion("validateHealths:\n- name: h\n  featureID: Helm\n  group: apps\n  version: v1\n  kind: Deployment\n  evaluateCEL:\n  - name: r\n    rule: 'true'\n    expression: 'true'\n", okStage),
+			[]string{"evaluateCEL[0]", "rule", "expression"}},
+		{"promotion window without an end",
+			promotion(okChart, okStage+"  trigger:\n    auto:\n      promotionWindow:\n        from: \"0 9 * * 1-5\"\n"),
+			[]string{"promotionWindow.to", "Required value"}},
+		{"tier zero",
+			promotion("tier: 0\n"+okChart, okStage),
+			[]string{"tier", "greater than or equal to 1"}},
+		{"TimedWait without waitTime",
+			strategy("- name: staging\n  labelSelector: {}\n  afterStageTasks:\n  - type: TimedWait\n"),
+			[]string{"afterStageTasks", "waitTime"}},
+		{"Approval with waitTime",
+			strategy("- name: canary\n  labelSelector: {}\n  afterStageTasks:\n  - type: Approval\n    waitTime: 1m\n"),
+			[]string{"afterStageTasks", "waitTime"}},
+		{"TimedWait before a stage",
+			strategy("- name: canary\n  labelSelector: {}\n  beforeStageTasks:\n  - type: TimedWait\n    waitTime: 1m\n"),
+			[]string{"beforeStageTasks", "TimedWait"}},
+		{"waitTime that is not a duration",
+			strategy("- name: staging\n  labelSelector: {}\n  afterStageTasks:\n  - type: TimedWait\n    waitTime: 5 minutes\n"),
+			[]string{"waitTime"}},
+		{"duplicate strategy stage names",
+			strategy("- name: canary\n  labelSelector: {}\n- name: canary\n  labelSelector: {}\n"),
+			[]string{"stages", "canary"}},
+		{"maxConcurrency zero",
+			strategy("- name: canary\n  labelSelector: {}\n  maxConcurrency: 0\n"),
+			[]string{"maxConcurrency", "at least 1"}},
+		{"resource selector with name and labelSelector",
+			placement("resourceSelectors:\n- group: \"\"\n  version: v1\n  kind: Namespace\n  name: test-namespace\n  labelSelector:\n    matchLabels:\n      a: b\n"),
+			[]string{"resourceSelectors", "mutually exclusive"}},
+		{"PickN without numberOfClusters",
+			placement("resourceSelectors:\n- group: \"\"\n  version: v1\n  kind: Namespace\n  name: test-namespace\npolicy:\n  placementType: PickN\n"),
+			[]string{"numberOfClusters"}},
+		{"update run with an unknown state",
+			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata:\n  name: invalid\nspec:\n  placementName: p\n  stagedRolloutStrategyName: s\n  state: Pause\n",
+			[]string{"state", "Unsupported value"}},
+		{"update run without a strategy",
+			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata:\n  name: invalid\nspec:\n  placementName: p\n",
+			[]string{"stagedRolloutStrategyName", "Required value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(tc.manifest), &obj.Object); err != nil {
+				t.Fatalf("test manifest is not YAML: %v\n%s", err, tc.manifest)
+			}
+			_, err := resourceFor(t, obj).Create(t.Context(), obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tc.manifest)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("message %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,51 @@
+// Package schema_test checks the generated CRDs against a real kube-apiserver: every manifest of
+// the seed documents is accepted as written, the statuses the seeds show survive a round trip
+// through the status subresource, invalid manifests are rejected with a message that says what to
+// fix, and `kubectl get` prints the columns the seeds show.
+package schema_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+)
+
+var (
+	mgmt   *rest.Config
+	dyn    dynamic.Interface
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "stagecoach-schema-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	fleet, err := sandbox.Up(context.Background(), sandbox.Options{Dir: filepath.Join(dir, "fleet"), Log: logr.Discard()})
+	defer func() { _ = sandbox.Down(filepath.Join(dir, "fleet")) }()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the management cluster:", err)
+		return 1
+	}
+	mgmt = fleet.Management.Config
+	dyn = dynamic.NewForConfigOrDie(mgmt)
+	mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(mgmt)))
+	return m.Run()
+}

@@ -1,0 +1,153 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// TestSeedManifestsAccepted applies every manifest of the seed documents as written and checks
+// that the server kept every field (nothing pruned by the schema).
+func TestSeedManifestsAccepted(t *testing.T) {
+	ctx := t.Context()
+	var manifests []fixture
+	for _, f := range readFixtures(t, "*.yaml") {
+		if !isStatusFixture(f) {
+			manifests = append(manifests, f)
+		}
+	}
+	for _, f := range applyOrder(manifests) {
+		got, err := apply(ctx, t, f.obj)
+		if err != nil {
+			t.Errorf("%s rejected: %v", describe(f), err)
+			continue
+		}
+		want := f.obj.DeepCopy().Object
+		delete(want, "status")
+		if diff := missing(want, got.Object, ""); len(diff) > 0 {
+			t.Errorf("%s: the server dropped or changed %s", describe(f), strings.Join(diff, ", "))
+		}
+	}
+}
+
+// TestSeedStatusesRoundTrip writes each status the seeds show through the status subresource and
+// checks it reads back unchanged: the status schema holds every field the documents display.
+func TestSeedStatusesRoundTrip(t *testing.T) {
+	ctx := t.Context()
+	cs := kubernetes.NewForConfigOrDie(mgmt)
+	for _, f := range readFixtures(t, "*-status-*.yaml") {
+		if ns := f.obj.GetNamespace(); ns != "" {
+			_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+		}
+		stored, err := apply(ctx, t, f.obj)
+		if err != nil {
+			t.Errorf("%s rejected: %v", describe(f), err)
+			continue
+		}
+		stored.Object["status"] = f.obj.Object["status"]
+		got, err := resourceFor(t, stored).UpdateStatus(ctx, stored, metav1.UpdateOptions{})
+		if err != nil {
+			t.Errorf("%s: status rejected: %v", describe(f), err)
+			continue
+		}
+		if diff := missing(f.obj.Object["status"], got.Object["status"], "status"); len(diff) > 0 {
+			t.Errorf("%s: the server dropped or changed %s", describe(f), strings.Join(diff, ", "))
+		}
+	}
+}
+
+// TestApprovalStatusPatches approves the seed's approval requests exactly as the walkthrough does:
+// a merge patch of the status subresource, with and without observedGeneration.
+func TestApprovalStatusPatches(t *testing.T) {
+	ctx := t.Context()
+	for _, f := range applyOrder(readFixtures(t, "004-*approvalrequest-*.yaml")) {
+		if _, err := apply(ctx, t, f.obj); err != nil {
+			t.Fatalf("%s rejected: %v", describe(f), err)
+		}
+		patchFile := filepath.Join(seedDir, "004-approval-patch-"+strings.ToLower(f.obj.GetKind())+"-"+f.obj.GetName()+".json")
+		patch, err := os.ReadFile(patchFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := resourceFor(t, f.obj).Patch(ctx, f.obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		if err != nil {
+			t.Errorf("%s: approval patch rejected: %v", describe(f), err)
+			continue
+		}
+		var want map[string]any
+		if err := json.Unmarshal(patch, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := missing(want["status"], got.Object["status"], "status"); len(diff) > 0 {
+			t.Errorf("%s: the server dropped or changed %s", describe(f), strings.Join(diff, ", "))
+		}
+	}
+}
+
+// TestPrinterColumns checks the columns `kubectl get` prints against the tables in seed 004.
+func TestPrinterColumns(t *testing.T) {
+	const fleet = "placement.kubernetes-fleet.io/v1beta1"
+	for _, tc := range []struct {
+		path    string
+		columns string
+	}{
+		{"/apis/" + fleet + "/clusterresourceplacements", "NAME GEN SCHEDULED SCHEDULED-GEN AVAILABLE AVAILABLE-GEN AGE"},
+		{"/apis/" + fleet + "/namespaces/default/resourceplacements", "NAME GEN SCHEDULED SCHEDULED-GEN AVAILABLE AVAILABLE-GEN AGE"},
+		{"/apis/" + fleet + "/clusterresourcesnapshots", "NAME GEN AGE"},
+		{"/apis/" + fleet + "/namespaces/default/resourcesnapshots", "NAME GEN AGE"},
+		{"/apis/" + fleet + "/clusterstagedupdateruns", "NAME PLACEMENT RESOURCE-SNAPSHOT POLICY-SNAPSHOT INITIALIZED SUCCEEDED AGE"},
+		{"/apis/" + fleet + "/namespaces/default/stagedupdateruns", "NAME PLACEMENT RESOURCE-SNAPSHOT POLICY-SNAPSHOT INITIALIZED SUCCEEDED AGE"},
+		{"/apis/" + fleet + "/clusterapprovalrequests", "NAME UPDATE-RUN STAGE APPROVED APPROVALACCEPTED AGE"},
+		{"/apis/" + fleet + "/namespaces/default/approvalrequests", "NAME UPDATE-RUN STAGE APPROVED APPROVALACCEPTED AGE"},
+	} {
+		table := getTable(t, tc.path)
+		var names []string
+		for _, c := range table.ColumnDefinitions {
+			if c.Priority == 0 {
+				names = append(names, strings.ToUpper(c.Name))
+			}
+		}
+		if got := strings.Join(names, " "); got != tc.columns {
+			t.Errorf("%s: columns %q, want %q", tc.path, got, tc.columns)
+		}
+	}
+}
+
+func getTable(t *testing.T, path string) *metav1.Table {
+	t.Helper()
+	client, err := rest.HTTPClientFor(mgmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, mgmt.Host+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", path, resp.Status)
+	}
+	table := &metav1.Table{}
+	if err := json.NewDecoder(resp.Body).Decode(table); err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
