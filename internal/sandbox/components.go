@@ -20,11 +20,11 @@ type layout struct {
 	kubeBin string
 }
 
-func (l layout) pki() pki                   { return pki{dir: filepath.Join(l.dir, "pki")} }
-func (l layout) logs() string               { return filepath.Join(l.dir, "logs") }
-func (l layout) etcdData() string           { return filepath.Join(l.dir, "etcd") }
-func (l layout) stateFile() string          { return filepath.Join(l.dir, "sandbox.json") }
-func (l layout) bin(name string) string     { return filepath.Join(l.kubeBin, name) }
+func (l layout) pki() pki               { return pki{dir: filepath.Join(l.dir, "pki")} }
+func (l layout) logs() string           { return filepath.Join(l.dir, "logs") }
+func (l layout) etcdData() string       { return filepath.Join(l.dir, "etcd") }
+func (l layout) stateFile() string      { return filepath.Join(l.dir, "sandbox.json") }
+func (l layout) bin(name string) string { return filepath.Join(l.kubeBin, name) }
 func (l layout) kubeconfig(cluster string) string {
 	return filepath.Join(l.dir, cluster+".kubeconfig")
 }

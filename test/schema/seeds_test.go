@@ -2,7 +2,7 @@ package schema_test
 
 import (
 	"encoding/json"
-	"net/http"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 // TestSeedManifestsAccepted applies every manifest of the seed documents as written and checks
@@ -124,29 +123,36 @@ func TestPrinterColumns(t *testing.T) {
 			t.Errorf("%s: columns %q, want %q", tc.path, got, tc.columns)
 		}
 	}
+
+	// The seed's final `kubectl get csur example-run` line, from the status written above.
+	want := "example-run-2 example-placement 0 0 True True"
+	for _, row := range getTable(t, "/apis/"+fleet+"/clusterstagedupdateruns").Rows {
+		if row.Cells[0] != "example-run-2" {
+			continue
+		}
+		var cells []string
+		for _, c := range row.Cells[:6] {
+			cells = append(cells, fmt.Sprint(c))
+		}
+		if got := strings.Join(cells, " "); got != want {
+			t.Errorf("kubectl get csur shows %q, want %q", got, want)
+		}
+		return
+	}
+	t.Error("example-run-2 is not listed")
 }
 
+// getTable reads a list as kubectl does, as a Table. The REST client retries the 429s a freshly
+// established CRD may answer with while its watch cache initialises.
 func getTable(t *testing.T, path string) *metav1.Table {
 	t.Helper()
-	client, err := rest.HTTPClientFor(mgmt)
+	body, err := kubernetes.NewForConfigOrDie(mgmt).Discovery().RESTClient().Get().AbsPath(path).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(t.Context())
 	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, mgmt.Host+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", path, resp.Status)
+		t.Fatalf("GET %s: %v", path, err)
 	}
 	table := &metav1.Table{}
-	if err := json.NewDecoder(resp.Body).Decode(table); err != nil {
+	if err := json.Unmarshal(body, table); err != nil {
 		t.Fatal(err)
 	}
 	return table

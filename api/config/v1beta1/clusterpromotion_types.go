@@ -1,0 +1,287 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// ClusterPromotionKind is the kind of ClusterPromotion.
+const ClusterPromotionKind = "ClusterPromotion"
+
+// Condition types of a ClusterPromotion.
+const (
+	// PromotionReadyCondition is True once the last stage is deployed and its trigger, if any,
+	// is satisfied; False while the rollout is under way or stuck, with a reason and a message
+	// saying which stage it is waiting on and why.
+	PromotionReadyCondition = "Ready"
+
+	// PromotionProgressingCondition is True while a stage is being deployed or waited on.
+	PromotionProgressingCondition = "Progressing"
+)
+
+// ClusterPromotionSpec is a configuration and the ordered stages it is rolled out through.
+type ClusterPromotionSpec struct {
+	// ProfileSpec is the configuration deployed at every stage. Each stage gets a ClusterProfile
+	// named "<promotion>-<stage>" with this spec and the stage's cluster selector.
+	// +optional
+	ProfileSpec ProfileSpec `json:"profileSpec,omitempty"`
+
+	// Stages are rolled out one after the other, in this order. Stage names are unique.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=name
+	// +patchMergeKey=name
+	// +patchStrategy=merge,retainKeys
+	Stages []Stage `json:"stages" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
+
+	// PreserveClusterProfilesOnDelete keeps the generated ClusterProfiles (and so the deployed
+	// content) when the ClusterPromotion is deleted.
+	// +optional
+	PreserveClusterProfilesOnDelete bool `json:"preserveClusterProfilesOnDelete,omitempty"`
+}
+
+// Stage is one step of a rollout: a set of clusters and the condition for moving on.
+type Stage struct {
+	// Name of the stage: a lowercase DNS label. It becomes part of the generated ClusterProfile
+	// name, "<promotion>-<stage>".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="stage name must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit (it becomes part of the ClusterProfile name '<promotion>-<stage>')"
+	Name string `json:"name"`
+
+	// ClusterSelector picks the stage's clusters by their labels. An empty selector matches no
+	// cluster, so the stage completes at once.
+	// +optional
+	ClusterSelector libv1beta1.Selector `json:"clusterSelector,omitempty"`
+
+	// Trigger is what must happen, once the stage is deployed, before the rollout moves on.
+	// Without a trigger the rollout moves on as soon as the stage is deployed. On the last
+	// stage it gates completion of the whole promotion.
+	// +optional
+	Trigger *Trigger `json:"trigger,omitempty"`
+}
+
+// Trigger is the condition for leaving a stage: automatic or manual, exactly one of them.
+// +kubebuilder:validation:XValidation:rule="has(self.manual) != has(self.auto)",message="a trigger must have exactly one of 'manual' or 'auto': remove one of them (or remove the trigger to move on as soon as the stage is deployed)"
+type Trigger struct {
+	// Manual waits for a person to approve.
+	// +optional
+	Manual *ManualTrigger `json:"manual,omitempty"`
+
+	// Auto moves on by itself after a delay, checks and a time window.
+	// +optional
+	Auto *AutoTrigger `json:"auto,omitempty"`
+}
+
+// AutoTrigger moves on once the stage is deployed and then, in order: delay has passed,
+// preHealthCheckDeployment is deployed, postDelayHealthChecks pass, and promotionWindow is open.
+type AutoTrigger struct {
+	// Delay is how long to wait after the stage is deployed (soak time), e.g. "5m".
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	// +optional
+	Delay *metav1.Duration `json:"delay,omitempty"`
+
+	// PreHealthCheckDeployment is deployed to the stage's clusters after the delay, before the
+	// post-delay checks run; typically a Job that tests the new version. Write it either as a
+	// list of policy references (kind, namespace, name, ...) or as an object
+	// {configMapRefs: [{name, namespace}], secretRefs: [{name, namespace}]}; both mean the
+	// same list.
+	// +optional
+	PreHealthCheckDeployment *PolicyRefSet `json:"preHealthCheckDeployment,omitempty"`
+
+	// PostDelayHealthChecks must pass on every cluster of the stage after the delay.
+	// +optional
+	PostDelayHealthChecks []libv1beta1.ValidateHealth `json:"postDelayHealthChecks,omitempty"`
+
+	// PromotionWindow restricts when the rollout may move on.
+	// +optional
+	PromotionWindow *TimeWindow `json:"promotionWindow,omitempty"`
+}
+
+// ManualTrigger moves on once the stage is deployed and then, in order: delay has passed,
+// preHealthCheckDeployment is deployed, postDelayHealthChecks pass, and approved is true.
+type ManualTrigger struct {
+	// Delay is how long to wait after the stage is deployed before the checks run.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	// +optional
+	Delay *metav1.Duration `json:"delay,omitempty"`
+
+	// PreHealthCheckDeployment is deployed to the stage's clusters after the delay, before the
+	// post-delay checks run. Write it either as a list of policy references (kind, namespace,
+	// name, ...) or as an object {configMapRefs: [{name, namespace}], secretRefs: [{name,
+	// namespace}]}; both mean the same list.
+	// +optional
+	PreHealthCheckDeployment *PolicyRefSet `json:"preHealthCheckDeployment,omitempty"`
+
+	// PostDelayHealthChecks must pass on every cluster of the stage after the delay.
+	// +optional
+	PostDelayHealthChecks []libv1beta1.ValidateHealth `json:"postDelayHealthChecks,omitempty"`
+
+	// Approved, set to true by a person, lets the rollout move on.
+	// +optional
+	Approved *bool `json:"approved,omitempty"`
+
+	// AutomaticReset clears approved once the rollout has moved on, so that the next rollout
+	// through this stage needs a fresh approval.
+	// +kubebuilder:default:=true
+	// +optional
+	AutomaticReset *bool `json:"automaticReset,omitempty"`
+}
+
+// ResetsApproval reports whether approved is cleared once the rollout moves on: automaticReset,
+// which defaults to true. (It is a pointer so that an explicit false survives a round trip
+// through Go; a plain bool would be omitted and defaulted back to true by the API server.)
+func (m *ManualTrigger) ResetsApproval() bool {
+	return m.AutomaticReset == nil || *m.AutomaticReset
+}
+
+// TimeWindow is a recurring window, opened at each from and closed at the next to. Both are
+// cron expressions with five fields (minute hour day-of-month month day-of-week), e.g. from
+// "0 9 * * 1-5" and to "0 17 * * 1-5" for weekday office hours.
+type TimeWindow struct {
+	// From opens the window.
+	// +kubebuilder:validation:MinLength=1
+	From string `json:"from"`
+
+	// To closes the window.
+	// +kubebuilder:validation:MinLength=1
+	To string `json:"to"`
+}
+
+// StageStatus is the progress of one stage.
+type StageStatus struct {
+	// Name of the stage.
+	Name string `json:"name"`
+
+	// LastUpdateReconciledTime is when the stage's ClusterProfile was last written.
+	// +optional
+	LastUpdateReconciledTime *metav1.Time `json:"lastUpdateReconciledTime,omitempty"`
+
+	// LastSuccessfulAppliedTime is when every cluster of the stage was last found deployed.
+	// +optional
+	LastSuccessfulAppliedTime *metav1.Time `json:"lastSuccessfulAppliedTime,omitempty"`
+
+	// LastStatusCheckTime is when the stage was last checked.
+	// +optional
+	LastStatusCheckTime *metav1.Time `json:"lastStatusCheckTime,omitempty"`
+
+	// FailureMessage says what the stage is failing on or waiting for.
+	// +optional
+	FailureMessage *string `json:"failureMessage,omitempty"`
+
+	// CurrentStatusDescription describes where the stage is, followed by the time it was
+	// written, e.g. "Paused: Awaiting Manual Approval (2026-02-16T06:28:24Z)".
+	// +optional
+	CurrentStatusDescription *string `json:"currentStatusDescription,omitempty"`
+}
+
+// ClusterPromotionStatus reports how far the rollout has got.
+type ClusterPromotionStatus struct {
+	// Stages has one entry per stage reached so far in the current rollout, in order.
+	// +optional
+	Stages []StageStatus `json:"stages,omitempty"`
+
+	// ProfileSpecHash is the hash of the profileSpec being rolled out; a change restarts the
+	// rollout from the first stage.
+	// +optional
+	ProfileSpecHash []byte `json:"profileSpecHash,omitempty"`
+
+	// StagesHash is the hash of the stages' names and selectors (not their triggers); a change
+	// restarts the rollout from the first stage.
+	// +optional
+	StagesHash []byte `json:"stagesHash,omitempty"`
+
+	// CurrentStageName is the stage being deployed or waited on.
+	// +optional
+	CurrentStageName string `json:"currentStageName,omitempty"`
+
+	// LastPromotionTime is when the rollout last moved to a stage.
+	// +optional
+	LastPromotionTime *metav1.Time `json:"lastPromotionTime,omitempty"`
+
+	// Conditions are the standard conditions (Ready, Progressing), so that tools such as
+	// "kubectl wait --for=condition=Ready" work.
+	// +listType=map
+	// +listMapKey=type
+	// +patchMergeKey=type
+	// +patchStrategy=merge
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+
+	// ObservedGeneration is the generation of the spec the status was computed for.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// ClusterPromotion rolls one configuration out through an ordered list of stages. For each
+// stage it generates a ClusterProfile named "<promotion>-<stage>", waits until every cluster of
+// the stage is deployed, then waits for the stage's trigger before moving to the next stage.
+// Changing profileSpec, or the stages' names or selectors, restarts the rollout from the first
+// stage; later stages keep the previous configuration until the rollout reaches them.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=clusterpromotions,scope=Cluster
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="Stage",type="string",JSONPath=".status.currentStageName",description="Stage being deployed or waited on"
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description="Whether the rollout has completed"
+// +kubebuilder:printcolumn:name="Reason",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].reason",description="Why the rollout is where it is"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the ClusterPromotion was created"
+// +kubebuilder:printcolumn:name="Message",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].message",priority=1,description="What the rollout is waiting for"
+// +kubebuilder:validation:XValidation:rule="self.spec.stages.all(s, size(self.metadata.name) + 1 + size(s.name) <= 63)",messageExpression="size(self.metadata.name) > 61 ? 'the ClusterPromotion name must be at most 61 characters: each stage gets a ClusterProfile named \"<promotion>-<stage>\", which is used as a label value and must be at most 63 characters' : 'each stage gets a ClusterProfile named \"' + self.metadata.name + '-<stage>\", which is used as a label value and must be at most 63 characters: shorten the ClusterPromotion name or the longer stage names'"
+type ClusterPromotion struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the configuration and its stages.
+	Spec ClusterPromotionSpec `json:"spec"`
+
+	// Status reports the rollout's progress.
+	// +optional
+	Status ClusterPromotionStatus `json:"status,omitempty"`
+}
+
+// StageProfileName returns the name of the ClusterProfile generated for the named stage:
+// "<promotion>-<stage>".
+func (p *ClusterPromotion) StageProfileName(stage string) string {
+	return p.Name + "-" + stage
+}
+
+// Stage returns the stage with the given name, or nil.
+func (s *ClusterPromotionSpec) Stage(name string) *Stage {
+	for i := range s.Stages {
+		if s.Stages[i].Name == name {
+			return &s.Stages[i]
+		}
+	}
+	return nil
+}
+
+// ClusterPromotionList is a list of ClusterPromotions.
+//
+// +kubebuilder:object:root=true
+type ClusterPromotionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterPromotion `json:"items"`
+}

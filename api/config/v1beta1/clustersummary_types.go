@@ -1,0 +1,248 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// ClusterSummaryKind is the kind of ClusterSummary.
+const ClusterSummaryKind = "ClusterSummary"
+
+// FeatureSummary is the deployment state of one feature of a profile in one cluster.
+type FeatureSummary struct {
+	// FeatureID is the feature.
+	FeatureID libv1beta1.FeatureID `json:"featureID"`
+
+	// Hash identifies the content last deployed (or being deployed); it changes whenever the
+	// feature's configuration does.
+	// +optional
+	Hash []byte `json:"hash,omitempty"`
+
+	// ConsecutiveFailures is the number of deployments in a row that failed.
+	// +optional
+	ConsecutiveFailures uint `json:"consecutiveFailures,omitempty"`
+
+	// Status is the deployment state.
+	// +optional
+	Status libv1beta1.FeatureStatus `json:"status,omitempty"`
+
+	// FailureReason classifies the last failure.
+	// +optional
+	FailureReason *string `json:"failureReason,omitempty"`
+
+	// FailureMessage says what went wrong, in words a person can act on.
+	// +optional
+	FailureMessage *string `json:"failureMessage,omitempty"`
+
+	// DeployedGroupVersionKind lists the kinds deployed ("Kind.version.group").
+	// Deprecated: read status.deployedGVKs instead.
+	// +optional
+	DeployedGroupVersionKind []string `json:"deployedGroupVersionKind,omitempty"`
+
+	// LastAppliedTime is when the feature was last deployed.
+	// +optional
+	LastAppliedTime *metav1.Time `json:"lastAppliedTime,omitempty"`
+
+	// ResourceSummaryDeployed is true once the drift-detection record for the feature has been
+	// placed in the cluster.
+	// +optional
+	ResourceSummaryDeployed *bool `json:"resourceSummaryDeployed,omitempty"`
+}
+
+// HelmChartStatus says whether a ClusterSummary manages a Helm release.
+// +kubebuilder:validation:Enum:=Managing;Conflict
+type HelmChartStatus string
+
+const (
+	// HelmChartStatusManaging means this ClusterSummary manages the release.
+	HelmChartStatusManaging = HelmChartStatus("Managing")
+
+	// HelmChartStatusConflict means another ClusterSummary manages a release with the same
+	// name and namespace.
+	HelmChartStatusConflict = HelmChartStatus("Conflict")
+)
+
+// HelmChartSummary is the state of one Helm release in one cluster.
+type HelmChartSummary struct {
+	// ReleaseName of the release.
+	// +kubebuilder:validation:MinLength=1
+	ReleaseName string `json:"releaseName"`
+
+	// ReleaseNamespace of the release.
+	// +kubebuilder:validation:MinLength=1
+	ReleaseNamespace string `json:"releaseNamespace"`
+
+	// Status says whether this ClusterSummary manages the release.
+	Status HelmChartStatus `json:"status"`
+
+	// ValuesHash identifies the values last deployed.
+	// +optional
+	ValuesHash []byte `json:"valuesHash,omitempty"`
+
+	// PatchesHash identifies the patches last applied to the release.
+	// +optional
+	PatchesHash []byte `json:"patchesHash,omitempty"`
+
+	// ConflictMessage names the ClusterSummary that manages the release instead.
+	// +optional
+	ConflictMessage string `json:"conflictMessage,omitempty"`
+
+	// FailureMessage says why the last operation on the release failed.
+	// +optional
+	FailureMessage *string `json:"failureMessage,omitempty"`
+
+	// ChartName of the deployed chart.
+	// +optional
+	ChartName string `json:"chartName,omitempty"`
+
+	// RepositoryName of the deployed chart.
+	// +optional
+	RepositoryName string `json:"repositoryName,omitempty"`
+
+	// RepoURL of the deployed chart.
+	// +optional
+	RepoURL string `json:"repoURL,omitempty"`
+
+	// ChartVersion of the deployed chart.
+	// +optional
+	ChartVersion string `json:"chartVersion,omitempty"`
+
+	// CredentialsSecretRef used to reach the repository.
+	// +optional
+	CredentialsSecretRef *corev1.SecretReference `json:"credentialsSecretRef,omitempty"`
+
+	// LatestVersion is the newest chart version found in the repository.
+	// +optional
+	LatestVersion *string `json:"latestVersion,omitempty"`
+
+	// LatestPatchVersion is the newest version with the same major and minor version.
+	// +optional
+	LatestPatchVersion *string `json:"latestPatchVersion,omitempty"`
+
+	// LastCheckedTime is when the repository was last checked for new versions.
+	// +optional
+	LastCheckedTime *metav1.Time `json:"lastCheckedTime,omitempty"`
+
+	// NeedsRedeploy is true when the release must be deployed again (for example after it was
+	// changed outside Stagecoach).
+	// +optional
+	NeedsRedeploy bool `json:"needsRedeploy,omitempty"`
+}
+
+// ClusterSummarySpec is one profile applied to one cluster.
+type ClusterSummarySpec struct {
+	// ClusterNamespace is the namespace of the cluster.
+	ClusterNamespace string `json:"clusterNamespace"`
+
+	// ClusterName is the name of the cluster.
+	ClusterName string `json:"clusterName"`
+
+	// ClusterType is the API representing the cluster.
+	ClusterType libv1beta1.ClusterType `json:"clusterType"`
+
+	// ClusterProfileSpec is the spec of the profile, as deployed to this cluster.
+	// +optional
+	ClusterProfileSpec Spec `json:"clusterProfileSpec,omitempty"`
+}
+
+// ClusterSummaryStatus reports what is deployed to the cluster.
+type ClusterSummaryStatus struct {
+	// Dependencies says whether the profiles listed in dependsOn are deployed to the cluster.
+	// +optional
+	Dependencies *string `json:"dependencies,omitempty"`
+
+	// FeatureSummaries is the deployment state of each feature.
+	// +listType=map
+	// +listMapKey=featureID
+	// +optional
+	FeatureSummaries []FeatureSummary `json:"featureSummaries,omitempty"`
+
+	// DeployedGVKs lists, per feature, the kinds deployed to the cluster.
+	// +listType=map
+	// +listMapKey=featureID
+	// +optional
+	DeployedGVKs []libv1beta1.FeatureDeploymentInfo `json:"deployedGVKs,omitempty"`
+
+	// HelmReleaseSummaries is the state of each Helm release.
+	// +listType=atomic
+	// +optional
+	HelmReleaseSummaries []HelmChartSummary `json:"helmReleaseSummaries,omitempty"`
+
+	// NextReconcileTime is the earliest time the ClusterSummary is worth reconciling again
+	// (for example after a failed health check).
+	// +optional
+	NextReconcileTime *metav1.Time `json:"nextReconcileTime,omitempty"`
+
+	// FailureMessage says what prevents deployment as a whole, if anything.
+	// +optional
+	FailureMessage *string `json:"failureMessage,omitempty"`
+
+	// ReconciliationSuspended is true while deployment is suspended (profile or cluster paused).
+	// +optional
+	ReconciliationSuspended bool `json:"reconciliationSuspended,omitempty"`
+
+	// SuspensionReason says why deployment is suspended.
+	// +optional
+	SuspensionReason *string `json:"suspensionReason,omitempty"`
+}
+
+// FeatureStatus returns the deployment state of feature, or "" when it has none.
+func (s *ClusterSummaryStatus) FeatureStatus(feature libv1beta1.FeatureID) libv1beta1.FeatureStatus {
+	for i := range s.FeatureSummaries {
+		if s.FeatureSummaries[i].FeatureID == feature {
+			return s.FeatureSummaries[i].Status
+		}
+	}
+	return ""
+}
+
+// ClusterSummary records one ClusterProfile applied to one cluster. It lives in the cluster's
+// namespace, is named "<profile>-<capi|sveltos>-<cluster>" and is written by the controller.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=clustersummaries,scope=Namespaced
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the ClusterSummary was created"
+// +kubebuilder:printcolumn:name="HelmCharts",type="string",JSONPath=".status.featureSummaries[?(@.featureID==\"Helm\")].status",priority=2,description="Deployment state of the Helm charts"
+// +kubebuilder:printcolumn:name="KustomizeRefs",type="string",JSONPath=".status.featureSummaries[?(@.featureID==\"Kustomize\")].status",priority=2,description="Deployment state of the kustomizations"
+// +kubebuilder:printcolumn:name="PolicyRefs",type="string",JSONPath=".status.featureSummaries[?(@.featureID==\"Resources\")].status",priority=2,description="Deployment state of the referenced resources"
+type ClusterSummary struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the profile and the cluster.
+	// +optional
+	Spec ClusterSummarySpec `json:"spec,omitempty"`
+
+	// Status reports what is deployed.
+	// +optional
+	Status ClusterSummaryStatus `json:"status,omitempty"`
+}
+
+// ClusterSummaryList is a list of ClusterSummaries.
+//
+// +kubebuilder:object:root=true
+type ClusterSummaryList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterSummary `json:"items"`
+}

@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=csus,categories={fleet,fleet-placement}
+// +kubebuilder:storageversion
+
+// ClusterStagedUpdateStrategy is a reusable rollout plan for ClusterStagedUpdateRuns: it sorts the
+// clusters a placement picked into ordered stages and says what must happen before and after each
+// stage.
+type ClusterStagedUpdateStrategy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec lists the stages.
+	// +required
+	Spec UpdateStrategySpec `json:"spec"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterStagedUpdateStrategyList is a list of ClusterStagedUpdateStrategies.
+type ClusterStagedUpdateStrategyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterStagedUpdateStrategy `json:"items"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,shortName=sus,categories={fleet,fleet-placement}
+// +kubebuilder:storageversion
+
+// StagedUpdateStrategy is the namespaced counterpart of ClusterStagedUpdateStrategy, used by
+// StagedUpdateRuns in the same namespace.
+type StagedUpdateStrategy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec lists the stages.
+	// +required
+	Spec UpdateStrategySpec `json:"spec"`
+}
+
+// +kubebuilder:object:root=true
+
+// StagedUpdateStrategyList is a list of StagedUpdateStrategies.
+type StagedUpdateStrategyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []StagedUpdateStrategy `json:"items"`
+}
+
+// UpdateStrategySpec lists the stages of a staged update strategy. An update run copies it into its
+// status when it starts, so later edits of the strategy do not affect runs already started.
+type UpdateStrategySpec struct {
+	// Stages are rolled out one after the other, in this order. Between 1 and 31 stages, with
+	// unique names. When a run starts, every cluster the placement picked must fall into exactly
+	// one stage.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=31
+	// +kubebuilder:validation:XValidation:rule="self.all(s, !has(s.name) || self.filter(t, has(t.name) && t.name == s.name).size() == 1)",message="stage names must be unique within a strategy: two or more stages share a name, rename them"
+	// +listType=map
+	// +listMapKey=name
+	// +required
+	Stages []StageConfig `json:"stages"`
+}
+
+// StageConfig is one stage of a staged update strategy.
+type StageConfig struct {
+	// Name identifies the stage; it is unique within the strategy and names the approval requests
+	// of the stage ("<run>-<stage>"). A lowercase DNS label: letters, digits and '-', at most 63
+	// characters, starting and ending with a letter or digit.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Name string `json:"name"`
+
+	// LabelSelector picks, among the clusters the placement picked, those that belong to this
+	// stage. An empty selector ({}) takes all of them; leaving it unset takes none.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+
+	// SortingLabelKey orders the clusters of the stage: ascending by the integer value of this
+	// label, then by cluster name. Without it clusters are ordered by name. Every cluster of the
+	// stage must carry the label with an integer value.
+	// +optional
+	SortingLabelKey *string `json:"sortingLabelKey,omitempty"`
+
+	// MaxConcurrency is how many clusters of the stage may be updating at the same time: a number
+	// of clusters (at least 1) or a percentage of the stage's clusters from "1%" to "100%"
+	// (rounded down, but never below 1). 1 when unset, which updates the clusters one by one.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:Pattern="^(100|[1-9][0-9]?)%$"
+	// +kubebuilder:validation:XValidation:rule="self == null || type(self) != int || self >= 1",message="maxConcurrency must be at least 1: give a number of clusters (1, 2, ...) or a percentage from \"1%\" to \"100%\""
+	// +optional
+	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
+
+	// AfterStageTasks must all complete, once every cluster of the stage is updated, before the
+	// next stage starts. At most one TimedWait and one Approval; they run at the same time.
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:XValidation:rule="!self.exists(e, e.type == 'Approval' && has(e.waitTime))",message="an Approval task waits for a person, not for a time: remove waitTime from it, or use type TimedWait"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(e, e.type == 'TimedWait' && !has(e.waitTime))",message="a TimedWait task needs waitTime, for example waitTime: 1h"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(e, e.type == 'TimedWait' && has(e.waitTime) && !e.waitTime.matches('[1-9]'))",message="the waitTime of a TimedWait task must be longer than 0s"
+	// +kubebuilder:validation:XValidation:rule="self.all(e, self.filter(f, f.type == e.type).size() == 1)",message="afterStageTasks can hold at most one task of each type: one TimedWait and one Approval"
+	// +listType=atomic
+	// +optional
+	AfterStageTasks []StageTask `json:"afterStageTasks,omitempty"`
+
+	// BeforeStageTasks must complete before the stage starts. At most one task, of type Approval.
+	// +kubebuilder:validation:MaxItems=1
+	// +kubebuilder:validation:XValidation:rule="!self.exists(e, e.type == 'Approval' && has(e.waitTime))",message="an Approval task waits for a person, not for a time: remove waitTime from it"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(e, e.type == 'TimedWait')",message="beforeStageTasks only supports type Approval: to wait for a time, add a TimedWait to the afterStageTasks of the previous stage"
+	// +listType=atomic
+	// +optional
+	BeforeStageTasks []StageTask `json:"beforeStageTasks,omitempty"`
+}
+
+// StageTaskType is the kind of a stage task.
+// +enum
+type StageTaskType string
+
+const (
+	// StageTaskTypeTimedWait waits for waitTime after the stage's clusters are updated.
+	StageTaskTypeTimedWait StageTaskType = "TimedWait"
+
+	// StageTaskTypeApproval waits until a person approves the approval request created for the
+	// task.
+	StageTaskTypeApproval StageTaskType = "Approval"
+)
+
+// StageTask is something that must complete before a stage starts or before the run moves past it.
+type StageTask struct {
+	// Type is TimedWait or Approval.
+	// +kubebuilder:validation:Enum=TimedWait;Approval
+	// +required
+	Type StageTaskType `json:"type"`
+
+	// WaitTime is how long a TimedWait task waits, counted from when every cluster of the stage is
+	// updated: a duration in hours, minutes and seconds such as "30s", "1m", "1h30m" or "1.5h".
+	// Required for TimedWait, not allowed for Approval.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^(?:(?:0|[1-9][0-9]*)([.][0-9]+)?(?:s|m|h))+$`
+	// +optional
+	WaitTime *metav1.Duration `json:"waitTime,omitempty"`
+}
