@@ -1,0 +1,124 @@
+package clusterprofile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// clusterKey is namespace/name of a SveltosCluster.
+type clusterKey struct{ Namespace, Name string }
+
+func (k clusterKey) ref() corev1.ObjectReference {
+	return corev1.ObjectReference{
+		APIVersion: libv1beta1.GroupVersion.String(),
+		Kind:       libv1beta1.SveltosClusterKind,
+		Namespace:  k.Namespace,
+		Name:       k.Name,
+	}
+}
+
+func compareKeys(a, b clusterKey) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// matchingClusters returns the clusters the profile targets, sorted by namespace/name: those its
+// selector and clusterRefs name, plus those of every profile that depends on it (directly or
+// not), because a dependency must be deployed wherever its dependents are.
+//
+// Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
+// ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
+func matchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]clusterKey, error) {
+	var clusters libv1beta1.SveltosClusterList
+	if err := c.List(ctx, &clusters); err != nil {
+		return nil, err
+	}
+	var profiles configv1beta1.ClusterProfileList
+	if err := c.List(ctx, &profiles); err != nil {
+		return nil, err
+	}
+	set := map[clusterKey]bool{}
+	for _, p := range append(dependents(profile.Name, profiles.Items), *profile) {
+		keys, err := ownMatches(&p.Spec, clusters.Items)
+		if err != nil {
+			return nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
+		}
+		for _, k := range keys {
+			set[k] = true
+		}
+	}
+	keys := make([]clusterKey, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	return keys, nil
+}
+
+// ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters.
+func ownMatches(spec *configv1beta1.Spec, clusters []libv1beta1.SveltosCluster) ([]clusterKey, error) {
+	var keys []clusterKey
+	if !spec.ClusterSelector.IsEmpty() {
+		sel, err := spec.ClusterSelector.ToSelector()
+		if err != nil {
+			return nil, fmt.Errorf("invalid clusterSelector: %w", err)
+		}
+		for i := range clusters {
+			cl := &clusters[i]
+			if cl.DeletionTimestamp.IsZero() && sel.Matches(labels.Set(cl.Labels)) {
+				keys = append(keys, clusterKey{cl.Namespace, cl.Name})
+			}
+		}
+	}
+	for _, ref := range spec.ClusterRefs {
+		if ref.Kind != "" && ref.Kind != libv1beta1.SveltosClusterKind {
+			continue // Cluster API clusters are not served
+		}
+		for i := range clusters {
+			cl := &clusters[i]
+			if cl.Namespace == ref.Namespace && cl.Name == ref.Name && cl.DeletionTimestamp.IsZero() {
+				keys = append(keys, clusterKey{cl.Namespace, cl.Name})
+			}
+		}
+	}
+	return keys, nil
+}
+
+// dependents returns the profiles that depend on name, directly or through other profiles.
+func dependents(name string, profiles []configv1beta1.ClusterProfile) []configv1beta1.ClusterProfile {
+	seen := map[string]bool{name: true}
+	var out []configv1beta1.ClusterProfile
+	for frontier := []string{name}; len(frontier) > 0; {
+		var next []string
+		for _, p := range profiles {
+			if seen[p.Name] || !dependsOnAny(&p, frontier) {
+				continue
+			}
+			seen[p.Name] = true
+			out = append(out, p)
+			next = append(next, p.Name)
+		}
+		frontier = next
+	}
+	return out
+}
+
+func dependsOnAny(p *configv1beta1.ClusterProfile, names []string) bool {
+	for _, d := range p.Spec.DependsOn {
+		if slices.Contains(names, d) {
+			return true
+		}
+	}
+	return false
+}

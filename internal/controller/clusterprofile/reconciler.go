@@ -1,0 +1,222 @@
+// Package clusterprofile reconciles ClusterProfiles: it finds the clusters a profile targets and
+// keeps one ClusterSummary per cluster, which the clustersummary controller deploys.
+package clusterprofile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// Reconciler reconciles ClusterProfiles.
+type Reconciler struct {
+	client.Client
+	Recorder record.EventRecorder
+}
+
+// retryAfter is how soon a profile whose summaries could not all be written is retried.
+const retryAfter = 5 * time.Second
+
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	profile := &configv1beta1.ClusterProfile{}
+	if err := r.Get(ctx, req.NamespacedName, profile); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := profile.DeepCopy()
+	defer func() {
+		if equality.Semantic.DeepEqual(before.Status, profile.Status) || !profile.DeletionTimestamp.IsZero() {
+			return
+		}
+		if err := r.Status().Patch(ctx, profile, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
+		}
+	}()
+
+	if !profile.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, profile)
+	}
+	if controllerutil.AddFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
+		if err := r.Patch(ctx, profile, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, err
+		}
+		before = profile.DeepCopy()
+	}
+	if _, paused := profile.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
+		profile.Status.ReconciliationSuspended = true
+		profile.Status.SuspensionReason = ptrTo("the profile carries the " + configv1beta1.ProfilePausedAnnotation + " annotation")
+		return ctrl.Result{}, nil
+	}
+	profile.Status.ReconciliationSuspended, profile.Status.SuspensionReason = false, nil
+	return r.reconcileNormal(ctx, profile)
+}
+
+// reconcileNormal writes a ClusterSummary for every matching cluster and deletes those of
+// clusters that no longer match.
+func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
+	matching, err := matchingClusters(ctx, r, profile)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	profile.Status.MatchingClusterRefs = nil
+	for _, k := range matching {
+		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.ref())
+	}
+
+	var failed []configv1beta1.FailedCluster
+	pending := false
+	for _, cluster := range matching {
+		res, err := r.ensureSummary(ctx, profile, cluster)
+		switch {
+		case err != nil:
+			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
+		case res == summaryCreated:
+			r.Recorder.Eventf(profile, corev1.EventTypeNormal, "ClusterSummaryCreated", "deploying to cluster %s/%s", cluster.Namespace, cluster.Name)
+		case res == summaryDeleting:
+			pending = true
+		}
+	}
+	profile.Status.FailedClusters = failed
+
+	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(failed) > 0 || pending || stale {
+		// Deleted summaries come back as watch events; failures are retried on a timer.
+		return ctrl.Result{RequeueAfter: retryAfter}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// deleteStaleSummaries deletes the summaries of clusters that no longer match; their finalizer
+// withdraws or leaves the content as stopMatchingBehavior says. It reports whether any remain.
+func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1beta1.ClusterProfile, matching []clusterKey) (bool, error) {
+	keep := map[clusterKey]bool{}
+	for _, k := range matching {
+		keep[k] = true
+	}
+	summaries, err := r.summaries(ctx, profile.Name)
+	if err != nil {
+		return false, err
+	}
+	remaining := false
+	for i := range summaries {
+		cs := &summaries[i]
+		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
+			continue
+		}
+		remaining = true
+		if !cs.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := r.Delete(ctx, cs); client.IgnoreNotFound(err) != nil {
+			return false, err
+		}
+		r.Recorder.Eventf(profile, corev1.EventTypeNormal, "ClusterSummaryDeleted",
+			"cluster %s/%s no longer matches", cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
+	}
+	return remaining, nil
+}
+
+// reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
+func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
+	remaining, err := r.deleteStaleSummaries(ctx, profile, nil)
+	if err != nil || remaining {
+		return ctrl.Result{RequeueAfter: retryAfter}, err
+	}
+	if controllerutil.RemoveFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
+		return ctrl.Result{}, r.Update(ctx, profile)
+	}
+	return ctrl.Result{}, nil
+}
+
+// failedCluster records a failure, keeping the time of an identical earlier one so that a
+// failure that persists doesn't rewrite the status on every retry.
+func failedCluster(previous []configv1beta1.FailedCluster, k clusterKey, err error) configv1beta1.FailedCluster {
+	f := configv1beta1.FailedCluster{ClusterRef: k.ref(), FailureMessage: err.Error()}
+	for _, p := range previous {
+		if p.ClusterRef == f.ClusterRef && p.FailureMessage == f.FailureMessage {
+			f.LastFailureTime = p.LastFailureTime
+			return f
+		}
+	}
+	now := metav1.Now()
+	f.LastFailureTime = &now
+	return f
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// SetupWithManager registers the reconciler: it runs on profile changes, on changes to the
+// profile's summaries, and on any cluster change, since a label edit can change what matches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Owns(&configv1beta1.ClusterSummary{}).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles)).
+		// A profile's dependencies are deployed wherever it is: tell them when it changes.
+		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("clusterprofile").
+		Complete(r)
+}
+
+func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {
+	var profiles configv1beta1.ClusterProfileList
+	if err := r.List(ctx, &profiles); err != nil {
+		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(profiles.Items))
+	for _, p := range profiles.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	}
+	return reqs
+}
+
+func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
+	var profiles configv1beta1.ClusterProfileList
+	if err := r.List(ctx, &profiles); err != nil {
+		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+		return nil
+	}
+	byName := map[string]*configv1beta1.ClusterProfile{}
+	for i := range profiles.Items {
+		byName[profiles.Items[i].Name] = &profiles.Items[i]
+	}
+	var reqs []reconcile.Request
+	seen := map[string]bool{obj.GetName(): true}
+	for queue := []string{obj.GetName()}; len(queue) > 0; queue = queue[1:] {
+		p := byName[queue[0]]
+		if p == nil {
+			continue
+		}
+		for _, d := range p.Spec.DependsOn {
+			if !seen[d] {
+				seen[d] = true
+				queue = append(queue, d)
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: d}})
+			}
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,216 @@
+package clusterprofile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m,
+		sandbox.ClusterSpec{Name: "a", Labels: map[string]string{"env": "dev"}},
+		sandbox.ClusterSpec{Name: "b", Labels: map[string]string{"env": "prod"}},
+	)
+}
+
+const timeout = 30 * time.Second
+
+func startController(t *testing.T) client.Client {
+	testenv.StartManager(t, func(mgr ctrl.Manager) error {
+		return (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("clusterprofile")}).SetupWithManager(mgr)
+	})
+	return testenv.Client(t)
+}
+
+func profile(name string, selector map[string]string) *configv1beta1.ClusterProfile {
+	p := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	p.Spec.ClusterSelector.MatchLabels = selector
+	return p
+}
+
+// summariesOf returns "namespace/cluster" of every summary of the profile, sorted, and releases
+// the finalizer of those being deleted, standing in for the clustersummary controller.
+func summariesOf(ctx context.Context, c client.Client, profile string) ([]string, error) {
+	var list configv1beta1.ClusterSummaryList
+	if err := c.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile}); err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := range list.Items {
+		cs := &list.Items[i]
+		if !cs.DeletionTimestamp.IsZero() {
+			cs.Finalizers = nil
+			_ = c.Update(ctx, cs)
+			continue
+		}
+		out = append(out, cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func expectSummaries(t *testing.T, c client.Client, profile string, want ...string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := summariesOf(ctx, c, profile)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("summaries of %s: %v, want %v", profile, got, want)
+		}
+		return nil
+	})
+}
+
+func TestSelectorMatchingAndSummaries(t *testing.T) {
+	c := startController(t)
+	ctx := t.Context()
+	p := profile("match-dev", map[string]string{"env": "dev"})
+	p.Labels = map[string]string{"team": "platform"}
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a")
+
+	cs := &configv1beta1.ClusterSummary{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: "match-dev-sveltos-a"}, cs); err != nil {
+		t.Fatal(err)
+	}
+	if cs.Labels["team"] != "platform" || cs.Labels[configv1beta1.ClusterNameLabel] != "a" ||
+		cs.Labels[configv1beta1.ClusterTypeLabel] != "Sveltos" || !metav1.IsControlledBy(cs, p) {
+		t.Errorf("summary labels %v / owners %v are not as upstream", cs.Labels, cs.OwnerReferences)
+	}
+	if cs.Spec.ClusterType != libv1beta1.ClusterTypeSveltos || cs.Spec.ClusterProfileSpec.SyncMode != configv1beta1.SyncModeContinuous {
+		t.Errorf("summary spec %+v does not carry the profile spec", cs.Spec)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		if len(got.Status.MatchingClusterRefs) != 1 || got.Status.MatchingClusterRefs[0].Name != "a" {
+			return fmt.Errorf("matchingClusters %v", got.Status.MatchingClusterRefs)
+		}
+		return nil
+	})
+
+	// A spec change reaches the summary; a selector change moves it to the other cluster.
+	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.Tier = 50 })
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cs), cs); err != nil {
+			return err
+		}
+		if cs.Spec.ClusterProfileSpec.Tier != 50 {
+			return fmt.Errorf("summary tier %d, want 50", cs.Spec.ClusterProfileSpec.Tier)
+		}
+		return nil
+	})
+	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.ClusterSelector.MatchLabels = map[string]string{"env": "prod"} })
+	expectSummaries(t, c, p.Name, "b/b")
+
+	// Deleting the profile deletes its summaries, then the profile itself goes.
+	if err := c.Delete(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("profile still there: %v", err)
+		}
+		return nil
+	})
+}
+
+func TestEmptySelectorMatchesNothing(t *testing.T) {
+	c := startController(t)
+	p := profile("match-nothing", nil)
+	p.Spec.ClusterRefs = nil
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		if !slices.Contains(got.Finalizers, configv1beta1.ClusterProfileFinalizer) {
+			return fmt.Errorf("not reconciled yet")
+		}
+		return nil
+	})
+	expectSummaries(t, c, p.Name)
+}
+
+func TestClusterRefsAndDependencies(t *testing.T) {
+	c := startController(t)
+	ctx := t.Context()
+	base := profile("dep-base", nil) // matches nothing by itself
+	app := profile("dep-app", nil)
+	app.Spec.ClusterRefs = append(app.Spec.ClusterRefs, libRef("b", "b"))
+	app.Spec.DependsOn = []string{base.Name}
+	for _, p := range []*configv1beta1.ClusterProfile{base, app} {
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expectSummaries(t, c, app.Name, "b/b")
+	// The dependency follows its dependent to cluster b.
+	expectSummaries(t, c, base.Name, "b/b")
+}
+
+func TestOneTimeKeepsTheFirstSpec(t *testing.T) {
+	c := startController(t)
+	p := profile("one-time", map[string]string{"env": "dev"})
+	p.Spec.SyncMode = configv1beta1.SyncModeOneTime
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a")
+	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.Tier = 7 })
+	// Wait until the controller has seen the change (the summary's labels follow the profile's),
+	// then check the spec stayed.
+	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Labels = map[string]string{"seen": "yes"} })
+	cs := &configv1beta1.ClusterSummary{}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: "one-time-sveltos-a"}, cs); err != nil {
+			return err
+		}
+		if cs.Labels["seen"] != "yes" {
+			return fmt.Errorf("labels %v", cs.Labels)
+		}
+		return nil
+	})
+	if cs.Spec.ClusterProfileSpec.Tier == 7 {
+		t.Error("a OneTime summary was updated")
+	}
+}
+
+func libRef(namespace, name string) corev1.ObjectReference {
+	return corev1.ObjectReference{APIVersion: libv1beta1.GroupVersion.String(), Kind: libv1beta1.SveltosClusterKind, Namespace: namespace, Name: name}
+}
+
+func patchProfile(t *testing.T, c client.Client, name string, mutate func(*configv1beta1.ClusterProfile)) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
+			return err
+		}
+		mutate(p)
+		return c.Update(ctx, p)
+	})
+}

@@ -1,0 +1,107 @@
+// Package testenv runs tests against a sandbox fleet: one fleet per test binary, started from
+// TestMain, plus helpers to run controllers on it and to wait for conditions with a deadline.
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+)
+
+// Fleet is the sandbox of the running test binary, set by Main.
+var Fleet *sandbox.Fleet
+
+// Main starts a sandbox with the given managed clusters, runs the tests and tears it down.
+// Use it as `func TestMain(m *testing.M) { testenv.Main(m, clusters...) }`.
+func Main(m *testing.M, clusters ...sandbox.ClusterSpec) {
+	os.Exit(run(m, clusters))
+}
+
+func run(m *testing.M, clusters []sandbox.ClusterSpec) int {
+	tmp, err := os.MkdirTemp("", "stagecoach-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	dir := filepath.Join(tmp, "fleet")
+	Fleet, err = sandbox.Up(context.Background(), sandbox.Options{Dir: dir, Clusters: clusters, Log: logr.Discard()})
+	defer func() { _ = sandbox.Down(dir) }()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the sandbox:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// Client returns a client of the management cluster with every Stagecoach API registered.
+func Client(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.New(Fleet.Management.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// StartManager starts a controller manager on the management cluster after setup registered
+// its reconcilers, and stops it when the test ends.
+func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logger := testr.NewWithInterface(t, testr.Options{Verbosity: 1})
+	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
+		Scheme:                 scheme.New(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Logger:                 logger,
+		// Each test runs its own manager with the same controllers.
+		Controller:  config.Controller{SkipNameValidation: ptr.To(true)},
+		BaseContext: func() context.Context { return log.IntoContext(ctx, logger) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setup(mgr); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return mgr
+}
+
+// Eventually polls cond until it returns nil or the timeout passes, then fails the test with
+// the last error cond returned.
+func Eventually(t testing.TB, timeout time.Duration, cond func(ctx context.Context) error) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		last = cond(ctx)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("condition not met within %s: %v", timeout, last)
+	}
+}
