@@ -119,7 +119,9 @@ func TestSelectorMatchingAndSummaries(t *testing.T) {
 		}
 		return nil
 	})
-	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.ClusterSelector.MatchLabels = map[string]string{"env": "prod"} })
+	patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) {
+		p.Spec.ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
+	})
 	expectSummaries(t, c, p.Name, "b/b")
 
 	// Deleting the profile deletes its summaries, then the profile itself goes.
