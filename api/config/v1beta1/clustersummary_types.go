@@ -202,6 +202,11 @@ type ClusterSummaryStatus struct {
 	// SuspensionReason says why deployment is suspended.
 	// +optional
 	SuspensionReason *string `json:"suspensionReason,omitempty"`
+
+	// ObservedGeneration is the generation of the spec the feature summaries describe. Until it
+	// equals metadata.generation, the summaries may still describe an earlier spec.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // FeatureStatus returns the deployment state of feature, or "" when it has none.
