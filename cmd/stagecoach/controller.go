@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -8,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
@@ -17,6 +20,7 @@ type controllerOptions struct {
 	probeAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
+	controllers             controller.Options
 }
 
 func newControllerCommand() *cobra.Command {
@@ -37,6 +41,9 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints; 0 disables them")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	f.DurationVar(&opts.controllers.ProbeInterval, "probe-interval", 10*time.Second, "how often each managed cluster's API server is checked")
+	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
+	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }
 
@@ -57,6 +64,9 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		LeaderElectionReleaseOnCancel: true,
 	})
 	if err != nil {
+		return err
+	}
+	if err := controller.Setup(mgr, opts.controllers); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
@@ -30,10 +31,18 @@ var Fleet *sandbox.Fleet
 // Main starts a sandbox with the given managed clusters, runs the tests and tears it down.
 // Use it as `func TestMain(m *testing.M) { testenv.Main(m, clusters...) }`.
 func Main(m *testing.M, clusters ...sandbox.ClusterSpec) {
-	os.Exit(run(m, clusters))
+	os.Exit(run(m, nil, clusters))
 }
 
-func run(m *testing.M, clusters []sandbox.ClusterSpec) int {
+// MainWithController is Main with one controller manager, set up by setup, running on the
+// management cluster for the whole test binary: tests that share a fleet must share the
+// controller too, or two would fight over the same objects. Its log goes to a file whose path
+// is printed.
+func MainWithController(m *testing.M, setup func(ctrl.Manager) error, clusters ...sandbox.ClusterSpec) {
+	os.Exit(run(m, setup, clusters))
+}
+
+func run(m *testing.M, setup func(ctrl.Manager) error, clusters []sandbox.ClusterSpec) int {
 	tmp, err := os.MkdirTemp("", "stagecoach-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,7 +56,47 @@ func run(m *testing.M, clusters []sandbox.ClusterSpec) int {
 		fmt.Fprintln(os.Stderr, "starting the sandbox:", err)
 		return 1
 	}
+	if setup != nil {
+		stop, err := startSharedManager(setup, filepath.Join(os.TempDir(), fmt.Sprintf("stagecoach-controller-%d.log", os.Getpid())))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "starting the controller:", err)
+			return 1
+		}
+		defer stop()
+	}
 	return m.Run()
+}
+
+func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(), error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(os.Stderr, "controller log:", logPath)
+	logger := zap.New(zap.WriteTo(logFile), zap.UseDevMode(true))
+	ctrl.SetLogger(logger)
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
+		Scheme:                 scheme.New(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Logger:                 logger,
+	})
+	if err == nil {
+		err = setup(mgr)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "controller:", err)
+		}
+	}()
+	return func() { cancel(); <-done; logFile.Close() }, nil
 }
 
 // Client returns a client of the management cluster with every Stagecoach API registered.

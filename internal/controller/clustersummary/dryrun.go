@@ -1,0 +1,103 @@
+package clustersummary
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+)
+
+// reasonDryRun marks a feature of a DryRun profile: nothing was deployed, the report says what would be.
+const reasonDryRun = "DryRun"
+
+// DryRunReportName is the ConfigMap, next to the ClusterSummary, holding what a DryRun profile
+// would change on the cluster: `kubectl get configmap -n <cluster namespace> <name> -o yaml`.
+func DryRunReportName(summary string) string { return summary + "-dryrun" }
+
+func (d *deployment) reportDryRun(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, res manifests.Result) {
+	var b strings.Builder
+	counts := map[manifests.DiffAction]int{}
+	for _, diff := range res.Diffs {
+		counts[diff.Action]++
+		fmt.Fprintf(&b, "%s %s", diff.Action, diff.Object)
+		if diff.Message != "" {
+			fmt.Fprintf(&b, ": %s", diff.Message)
+		}
+		b.WriteString("\n")
+		for _, c := range diff.Changes {
+			fmt.Fprintf(&b, "    %s\n", c)
+		}
+	}
+	summary := fmt.Sprintf("dry run: %d objects would change (%s)", len(res.Diffs), describeCounts(counts))
+	d.writeReport(ctx, f, hash, "resources", summary, b.String())
+}
+
+func (d *deployment) reportHelmDryRun(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, plans []helm.Plan) {
+	var b strings.Builder
+	changing := 0
+	for _, p := range plans {
+		fmt.Fprintf(&b, "%s %s/%s", p.Action, p.Namespace, p.Release)
+		if p.FromVersion != "" || p.ToVersion != "" {
+			fmt.Fprintf(&b, " (%s -> %s)", orNone(p.FromVersion), orNone(p.ToVersion))
+		}
+		b.WriteString("\n")
+		if p.Diff != "" {
+			changing++
+			b.WriteString(p.Diff)
+			if !strings.HasSuffix(p.Diff, "\n") {
+				b.WriteString("\n")
+			}
+		}
+	}
+	summary := fmt.Sprintf("dry run: %d of %d releases would change", changing, len(plans))
+	d.writeReport(ctx, f, hash, "helm", summary, b.String())
+}
+
+// writeReport stores one feature's report in the summary's report ConfigMap and points the
+// feature summary at it.
+func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, key, summary, report string) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: DryRunReportName(d.cs.Name), Namespace: d.cs.Namespace}}
+	_, err := controllerutil.CreateOrUpdate(ctx, d.r.Client, cm, func() error {
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data[key] = report
+		return controllerutil.SetControllerReference(d.cs, cm, d.r.Scheme())
+	})
+	if err != nil && !apierrors.IsConflict(err) {
+		d.fail(f, hash, fmt.Errorf("writing the dry-run report: %w", err))
+		return
+	}
+	reason := reasonDryRun
+	msg := fmt.Sprintf("%s; nothing was changed; see ConfigMap %s/%s key %q", summary, cm.Namespace, cm.Name, key)
+	f.Hash, f.Status = hash, libv1beta1.FeatureStatusProvisioning
+	f.ConsecutiveFailures = 0
+	f.FailureReason, f.FailureMessage = &reason, &msg
+}
+
+func describeCounts(counts map[manifests.DiffAction]int) string {
+	var parts []string
+	for action, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, strings.ToLower(string(action))))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package clustersummary
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// Provisioned reports whether a ClusterSummary's cluster runs its current spec: the status
+// describes this generation and every feature with content is Provisioned. Status left from an
+// earlier spec never counts.
+func Provisioned(cs *configv1beta1.ClusterSummary) bool {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return false
+	}
+	for _, id := range featuresWithContent(&cs.Spec.ClusterProfileSpec) {
+		if cs.Status.FeatureStatus(id) != libv1beta1.FeatureStatusProvisioned {
+			return false
+		}
+	}
+	return true
+}
+
+// featuresWithContent lists the features a spec deploys something with, in deployment order.
+func featuresWithContent(spec *configv1beta1.Spec) []libv1beta1.FeatureID {
+	var ids []libv1beta1.FeatureID
+	if len(spec.HelmCharts) > 0 {
+		ids = append(ids, libv1beta1.FeatureHelm)
+	}
+	if len(spec.PolicyRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureResources)
+	}
+	if len(spec.KustomizationRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureKustomize)
+	}
+	return ids
+}
+
+// clusterGate says whether the summary's cluster can be deployed to now; when it can't, the
+// reason is for a person to read.
+type clusterGate struct {
+	ok      bool
+	paused  bool
+	reason  string
+	cluster *libv1beta1.SveltosCluster
+}
+
+func checkCluster(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) (clusterGate, error) {
+	cl := &libv1beta1.SveltosCluster{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}, cl)
+	if apierrors.IsNotFound(err) {
+		return clusterGate{reason: fmt.Sprintf("SveltosCluster %s/%s does not exist", cs.Spec.ClusterNamespace, cs.Spec.ClusterName)}, nil
+	}
+	if err != nil {
+		return clusterGate{}, err
+	}
+	switch {
+	case cl.Spec.Paused:
+		return clusterGate{paused: true, reason: "Cluster is paused", cluster: cl}, nil
+	case !cl.Status.Ready:
+		why := "it has not been reached yet"
+		if cl.Status.FailureMessage != nil {
+			why = *cl.Status.FailureMessage
+		}
+		return clusterGate{reason: fmt.Sprintf("cluster %s/%s is not ready: %s", cl.Namespace, cl.Name, why), cluster: cl}, nil
+	}
+	return clusterGate{ok: true, cluster: cl}, nil
+}
+
+// checkDependencies reports whether every profile in dependsOn is provisioned on this cluster,
+// in the words Sveltos uses for status.dependencies.
+func checkDependencies(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) (bool, string, error) {
+	deps := cs.Spec.ClusterProfileSpec.DependsOn
+	if len(deps) == 0 {
+		return true, "no dependencies", nil
+	}
+	for _, dep := range deps {
+		other := &configv1beta1.ClusterSummary{}
+		key := client.ObjectKey{Namespace: cs.Namespace, Name: dep + "-sveltos-" + cs.Spec.ClusterName}
+		err := c.Get(ctx, key, other)
+		if apierrors.IsNotFound(err) || (err == nil && !Provisioned(other)) {
+			return false, fmt.Sprintf("ClusterProfile %s is a dependency and it is not fully deployed yet", dep), nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+	}
+	return true, "All dependencies deployed", nil
+}

@@ -1,0 +1,176 @@
+// Package clustersummary reconciles ClusterSummaries: it deploys one profile's Helm charts and
+// manifests to one cluster, reports each feature's state, and withdraws the content when the
+// summary goes away.
+package clustersummary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// Reconciler reconciles ClusterSummaries.
+type Reconciler struct {
+	client.Client
+	Recorder record.EventRecorder
+	// Clusters connects to managed clusters.
+	Clusters *fleet.Cache
+	// Helm deploys charts; its chart cache is shared by every cluster.
+	Helm *helm.Deployer
+	// Management is a connection to the management cluster itself, where policyRefs with
+	// deploymentType Local deploy.
+	Management *fleet.Remote
+	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
+	// was deployed.
+	DriftInterval time.Duration
+	// NotReadyInterval is how often a summary whose cluster is unreachable looks again, on top
+	// of the cluster's own status changes, which wake it at once.
+	NotReadyInterval time.Duration
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	cs := &configv1beta1.ClusterSummary{}
+	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := cs.DeepCopy()
+	defer func() {
+		if equality.Semantic.DeepEqual(before.Status, cs.Status) {
+			return
+		}
+		if err := r.Status().Patch(ctx, cs, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
+		}
+	}()
+
+	if !cs.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, cs)
+	}
+	if controllerutil.AddFinalizer(cs, configv1beta1.ClusterSummaryFinalizer) {
+		if err := r.Patch(ctx, cs, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, err
+		}
+		before.ObjectMeta = *cs.ObjectMeta.DeepCopy()
+	}
+	if _, paused := cs.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
+		suspend(&cs.Status, "the profile is paused")
+		return ctrl.Result{}, nil
+	}
+	gate, err := checkCluster(ctx, r, cs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if gate.paused {
+		suspend(&cs.Status, gate.reason)
+		return ctrl.Result{}, nil
+	}
+	cs.Status.ReconciliationSuspended, cs.Status.SuspensionReason = false, nil
+	if !gate.ok {
+		cs.Status.FailureMessage = &gate.reason
+		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+	}
+	ok, deps, err := checkDependencies(ctx, r, cs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	cs.Status.Dependencies = &deps
+	if !ok {
+		cs.Status.FailureMessage = nil
+		return ctrl.Result{}, nil // a dependency's summary changing wakes this one
+	}
+	remote, err := r.Clusters.Get(ctx, clusterRef(cs))
+	if err != nil {
+		msg := err.Error()
+		cs.Status.FailureMessage = &msg
+		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+	}
+	cs.Status.FailureMessage = nil
+	return r.deploy(ctx, cs, remote), nil
+}
+
+// deploy brings every feature in line with the spec and says when to look again.
+func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
+	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
+	d.helm(ctx)
+	d.resources(ctx)
+	d.kustomize()
+	cs.Status.ObservedGeneration = cs.Generation
+
+	var next time.Duration
+	for _, f := range cs.Status.FeatureSummaries {
+		if f.Status == libv1beta1.FeatureStatusFailed {
+			next = shortest(next, backoff(f.ConsecutiveFailures))
+		}
+	}
+	if cs.Spec.ClusterProfileSpec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
+		next = shortest(next, r.DriftInterval)
+	}
+	return ctrl.Result{RequeueAfter: next}
+}
+
+// reconcileDelete withdraws the content (or leaves it, with LeavePolicies) and releases the
+// finalizer. A cluster that no longer exists has nothing left to clean.
+func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.ClusterSummary) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(cs, configv1beta1.ClusterSummaryFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	gate, err := checkCluster(ctx, r, cs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if gate.cluster != nil {
+		remote, err := r.Clusters.Get(ctx, clusterRef(cs))
+		if err == nil {
+			d := &deployment{r: r, cs: cs, remote: remote}
+			err = d.withdraw(ctx)
+		}
+		if err != nil {
+			msg := "withdrawing: " + err.Error()
+			cs.Status.FailureMessage = &msg
+			r.Recorder.Event(cs, corev1.EventTypeWarning, "WithdrawFailed", msg)
+			return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+		}
+	}
+	controllerutil.RemoveFinalizer(cs, configv1beta1.ClusterSummaryFinalizer)
+	return ctrl.Result{}, r.Update(ctx, cs)
+}
+
+func clusterRef(cs *configv1beta1.ClusterSummary) fleet.ClusterRef {
+	return fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}
+}
+
+func suspend(st *configv1beta1.ClusterSummaryStatus, reason string) {
+	st.ReconciliationSuspended = true
+	st.SuspensionReason = &reason
+}
+
+// backoff is how long a feature that failed n times in a row waits before the next attempt.
+func backoff(n uint) time.Duration {
+	d := 2 * time.Second
+	for i := uint(1); i < n && d < 2*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 2*time.Minute)
+}
+
+func shortest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
+}

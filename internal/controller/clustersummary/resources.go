@@ -1,0 +1,211 @@
+package clustersummary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// deployment is one pass of deploying a summary's features to its cluster.
+type deployment struct {
+	r      *Reconciler
+	cs     *configv1beta1.ClusterSummary
+	remote *fleet.Remote
+	// previous are the releases the status listed before this pass.
+	previous []configv1beta1.HelmChartSummary
+}
+
+func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
+
+// owner identifies this summary's content of one feature on a cluster; deployers key their
+// inventories and ownership marks by it.
+func (d *deployment) owner(id libv1beta1.FeatureID) string {
+	return fmt.Sprintf("ClusterSummary %s/%s:%s", d.cs.Namespace, d.cs.Name, id)
+}
+
+func (d *deployment) dryRun() bool { return d.spec().SyncMode == configv1beta1.SyncModeDryRun }
+
+func (d *deployment) driftMode() bool {
+	return d.spec().SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection
+}
+
+// resources deploys the manifests of the policyRefs' ConfigMaps and Secrets.
+func (d *deployment) resources(ctx context.Context) {
+	st, spec := &d.cs.Status, d.spec()
+	if len(spec.PolicyRefs) == 0 {
+		if hasFeature(st, libv1beta1.FeatureResources) {
+			d.removeResources(ctx)
+		}
+		return
+	}
+	f := feature(st, libv1beta1.FeatureResources)
+	sources, err := readPolicySources(ctx, d.r, d.cs)
+	hash := hashOf(spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions, sources)
+	if err != nil {
+		d.fail(f, hash, err)
+		return
+	}
+	if upToDate(f, hash) && !d.drifted(ctx, f, sources) {
+		return
+	}
+	remote, local, err := d.requests(sources)
+	if err != nil {
+		d.fail(f, hash, err)
+		return
+	}
+	targets := []target{{d.remote, remote}}
+	if d.r.Management != nil {
+		targets = append(targets, target{d.r.Management, local})
+	} else if len(local.Objects) > 0 {
+		d.fail(f, hash, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster")))
+		return
+	}
+	var gvks []string
+	for _, target := range targets {
+		res, err := manifests.Apply(ctx, target.remote, target.req)
+		if err != nil {
+			d.fail(f, hash, err)
+			return
+		}
+		if d.dryRun() {
+			d.reportDryRun(ctx, f, hash, res)
+			return
+		}
+		gvks = append(gvks, res.DeployedGVKs...)
+	}
+	markProvisioned(f, hash)
+	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
+	d.r.Recorder.Eventf(d.cs, corev1.EventTypeNormal, "ResourcesDeployed", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
+}
+
+type target struct {
+	remote *fleet.Remote
+	req    manifests.Request
+}
+
+// requests splits the objects of every source between the managed cluster and, for
+// deploymentType Local, the management cluster. Each target keeps its own inventory, so an
+// object moving from one to the other is pruned from the first.
+func (d *deployment) requests(sources []source) (remote, local manifests.Request, err error) {
+	spec := d.spec()
+	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: d.dryRun()}
+	if d.driftMode() {
+		base.DriftExclusions = spec.DriftExclusions
+	}
+	remote, local = base, base
+	remote.Owner = d.owner(libv1beta1.FeatureResources)
+	local.Owner = remote.Owner + ":Local"
+	for i, src := range sources {
+		if src.Data == nil {
+			continue // an optional object that doesn't exist
+		}
+		objs, err := manifests.Parse(src.String(), src.Data)
+		if err != nil {
+			return remote, local, permanent(err)
+		}
+		ref := spec.PolicyRefs[i]
+		opts := manifests.Options{SkipNamespaceCreation: ref.SkipNamespaceCreation, Force: ref.Force, Tier: ref.Tier}
+		if ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
+			local.Objects = append(local.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
+		} else {
+			remote.Objects = append(remote.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
+		}
+	}
+	return remote, local, nil
+}
+
+// drifted, in ContinuousWithDriftDetection mode, reports whether objects on the cluster no
+// longer match what was deployed; they are then deployed again.
+func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummary, sources []source) bool {
+	if !d.driftMode() || f.Status != libv1beta1.FeatureStatusProvisioned {
+		return false
+	}
+	req, _, err := d.requests(sources)
+	if err != nil {
+		return false
+	}
+	drifts, err := manifests.Drifted(ctx, d.remote, req)
+	if err != nil || len(drifts) == 0 {
+		return false
+	}
+	d.r.Recorder.Eventf(d.cs, corev1.EventTypeWarning, "DriftDetected", "%d objects changed on %s, e.g. %s; deploying them again",
+		len(drifts), d.remote.Ref, drifts[0].Object)
+	return true
+}
+
+// removeResources withdraws everything the Resources feature deployed, once policyRefs is empty.
+func (d *deployment) removeResources(ctx context.Context) {
+	f := feature(&d.cs.Status, libv1beta1.FeatureResources)
+	f.Status = libv1beta1.FeatureStatusRemoving
+	owner := d.owner(libv1beta1.FeatureResources)
+	_, err := manifests.Withdraw(ctx, d.remote, owner)
+	if err == nil && d.r.Management != nil {
+		_, err = manifests.Withdraw(ctx, d.r.Management, owner+":Local")
+	}
+	if err != nil {
+		d.fail(f, f.Hash, err)
+		return
+	}
+	dropFeature(&d.cs.Status, libv1beta1.FeatureResources)
+}
+
+// kustomize reports kustomizationRefs, which Stagecoach does not deploy, instead of ignoring them.
+func (d *deployment) kustomize() {
+	if len(d.spec().KustomizationRefs) == 0 {
+		dropFeature(&d.cs.Status, libv1beta1.FeatureKustomize)
+		return
+	}
+	f := feature(&d.cs.Status, libv1beta1.FeatureKustomize)
+	markFailed(f, hashOf(d.spec().KustomizationRefs), permanent(errors.New("kustomizationRefs are not supported by Stagecoach; use policyRefs or helmCharts")), nil)
+}
+
+// withdraw removes what the summary deployed, or with LeavePolicies only forgets it.
+func (d *deployment) withdraw(ctx context.Context) error {
+	owner := d.owner(libv1beta1.FeatureResources)
+	if d.spec().StopMatchingBehavior == configv1beta1.LeavePolicies {
+		err := manifests.Forget(ctx, d.remote, owner)
+		if d.r.Management != nil {
+			err = errors.Join(err, manifests.Forget(ctx, d.r.Management, owner+":Local"))
+		}
+		return err
+	}
+	for i := range d.cs.Status.FeatureSummaries {
+		d.cs.Status.FeatureSummaries[i].Status = libv1beta1.FeatureStatusRemoving
+	}
+	var errs []error
+	for _, rs := range d.cs.Status.HelmReleaseSummaries {
+		if rs.Status == configv1beta1.HelmChartStatusManaging {
+			errs = append(errs, d.r.Helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
+		}
+	}
+	_, err := manifests.Withdraw(ctx, d.remote, owner)
+	errs = append(errs, err)
+	if d.r.Management != nil {
+		_, err = manifests.Withdraw(ctx, d.r.Management, owner+":Local")
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// fail records a failed attempt and tells whoever watches the summary.
+func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
+	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
+	d.r.Recorder.Eventf(d.cs, corev1.EventTypeWarning, "DeployFailed", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
+}
+
+func hasFeature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID) bool {
+	return st.FeatureStatus(id) != ""
+}
+
+// isPermanent reports errors that retrying the same configuration cannot fix.
+func isPermanent(err error) bool {
+	return manifests.IsPermanent(err) || helm.IsPermanent(err)
+}

@@ -1,0 +1,97 @@
+package clustersummary
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// permanentError marks a failure that retrying the same configuration cannot fix.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error { return e.error }
+
+func permanent(err error) error { return permanentError{err} }
+
+// Failure reasons written to featureSummaries[].failureReason.
+const (
+	reasonDeployFailed   = "DeployFailed"
+	reasonInvalidContent = "InvalidContent"
+	reasonTooManyRetries = "TooManyConsecutiveFailures"
+	reasonClusterDown    = "ClusterNotReady"
+)
+
+// feature returns the summary of a feature, adding an empty one when there is none.
+func feature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID) *configv1beta1.FeatureSummary {
+	for i := range st.FeatureSummaries {
+		if st.FeatureSummaries[i].FeatureID == id {
+			return &st.FeatureSummaries[i]
+		}
+	}
+	st.FeatureSummaries = append(st.FeatureSummaries, configv1beta1.FeatureSummary{FeatureID: id})
+	return &st.FeatureSummaries[len(st.FeatureSummaries)-1]
+}
+
+func dropFeature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID) {
+	st.FeatureSummaries = slices.DeleteFunc(st.FeatureSummaries, func(f configv1beta1.FeatureSummary) bool { return f.FeatureID == id })
+	st.DeployedGVKs = slices.DeleteFunc(st.DeployedGVKs, func(d libv1beta1.FeatureDeploymentInfo) bool { return d.FeatureID == id })
+}
+
+// upToDate reports whether the feature already runs this hash and needs nothing done: it was
+// provisioned, or it failed in a way only a new configuration can fix.
+func upToDate(f *configv1beta1.FeatureSummary, hash []byte) bool {
+	if !bytes.Equal(f.Hash, hash) {
+		return false
+	}
+	return f.Status == libv1beta1.FeatureStatusProvisioned || f.Status == libv1beta1.FeatureStatusFailedNonRetriable
+}
+
+func markProvisioned(f *configv1beta1.FeatureSummary, hash []byte) {
+	now := metav1.Now()
+	f.Hash = hash
+	f.Status = libv1beta1.FeatureStatusProvisioned
+	f.LastAppliedTime = &now
+	f.ConsecutiveFailures = 0
+	f.FailureReason, f.FailureMessage = nil, nil
+}
+
+// markFailed records a failed deployment. A permanent error, or one failure too many when
+// maxConsecutiveFailures is set, makes it FailedNonRetriable: it is not retried until the
+// configuration changes.
+func markFailed(f *configv1beta1.FeatureSummary, hash []byte, err error, maxFailures *uint) {
+	if !bytes.Equal(f.Hash, hash) {
+		f.ConsecutiveFailures = 0
+	}
+	f.Hash = hash
+	f.ConsecutiveFailures++
+	msg := err.Error()
+	reason := reasonDeployFailed
+	f.Status = libv1beta1.FeatureStatusFailed
+	var perm permanentError
+	switch {
+	case errors.As(err, &perm) || isPermanent(err):
+		reason = reasonInvalidContent
+		f.Status = libv1beta1.FeatureStatusFailedNonRetriable
+	case maxFailures != nil && *maxFailures > 0 && f.ConsecutiveFailures >= *maxFailures:
+		reason = reasonTooManyRetries
+		f.Status = libv1beta1.FeatureStatusFailedNonRetriable
+		msg = fmt.Sprintf("the maximum number of consecutive errors (%d) has been reached: %s", *maxFailures, msg)
+	}
+	f.FailureReason, f.FailureMessage = &reason, &msg
+}
+
+func setDeployedGVKs(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID, gvks []string) {
+	st.DeployedGVKs = slices.DeleteFunc(st.DeployedGVKs, func(d libv1beta1.FeatureDeploymentInfo) bool { return d.FeatureID == id })
+	if len(gvks) == 0 {
+		return
+	}
+	gvks = slices.Clone(gvks)
+	slices.Sort(gvks)
+	st.DeployedGVKs = append(st.DeployedGVKs, libv1beta1.FeatureDeploymentInfo{FeatureID: id, DeployedGroupVersionKind: slices.Compact(gvks)})
+}

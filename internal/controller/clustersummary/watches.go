@@ -1,0 +1,102 @@
+package clustersummary
+
+import (
+	"context"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// referencesIndex indexes ClusterSummaries by the ConfigMaps and Secrets they read
+// ("ConfigMap/namespace/name"), so that an edit to one redeploys exactly its readers.
+const referencesIndex = "stagecoach.dev/references"
+
+func references(obj client.Object) []string {
+	cs := obj.(*configv1beta1.ClusterSummary)
+	ns := func(n string) string {
+		if n == "" {
+			return cs.Spec.ClusterNamespace
+		}
+		return n
+	}
+	var keys []string
+	spec := &cs.Spec.ClusterProfileSpec
+	for _, ref := range spec.PolicyRefs {
+		keys = append(keys, ref.Kind+"/"+ns(ref.Namespace)+"/"+ref.Name)
+	}
+	for _, hc := range spec.HelmCharts {
+		for _, vf := range hc.ValuesFrom {
+			keys = append(keys, vf.Kind+"/"+ns(vf.Namespace)+"/"+vf.Name)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// SetupWithManager registers the reconciler. It reacts to its summaries, to their clusters
+// becoming reachable or paused, to the ConfigMaps and Secrets they read, and to the summaries
+// of profiles they depend on.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&configv1beta1.ClusterSummary{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.summariesOfCluster)).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("ConfigMap"))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("Secret"))).
+		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.dependents)).
+		Named("clustersummary").
+		Complete(r)
+}
+
+func (r *Reconciler) summariesOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list configv1beta1.ClusterSummaryList
+	err := r.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingLabels{configv1beta1.ClusterNameLabel: obj.GetName(), configv1beta1.ClusterTypeLabel: string(libv1beta1.ClusterTypeSveltos)})
+	return requests(ctx, list.Items, err)
+}
+
+func (r *Reconciler) readersOf(kind string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list configv1beta1.ClusterSummaryList
+		err := r.List(ctx, &list, client.MatchingFields{referencesIndex: kind + "/" + obj.GetNamespace() + "/" + obj.GetName()})
+		return requests(ctx, list.Items, err)
+	}
+}
+
+// dependents wakes the summaries, on the same cluster, of profiles that depend on obj's profile.
+func (r *Reconciler) dependents(ctx context.Context, obj client.Object) []reconcile.Request {
+	cs := obj.(*configv1beta1.ClusterSummary)
+	profile := cs.Labels[configv1beta1.ClusterProfileNameLabel]
+	var list configv1beta1.ClusterSummaryList
+	err := r.List(ctx, &list, client.InNamespace(cs.Namespace),
+		client.MatchingLabels{configv1beta1.ClusterNameLabel: cs.Spec.ClusterName})
+	list.Items = slices.DeleteFunc(list.Items, func(other configv1beta1.ClusterSummary) bool {
+		return !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
+	})
+	return requests(ctx, list.Items, err)
+}
+
+func requests(ctx context.Context, items []configv1beta1.ClusterSummary, err error) []reconcile.Request {
+	if err != nil {
+		log.FromContext(ctx).Error(err, "listing ClusterSummaries")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(items))
+	for i := range items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&items[i])})
+	}
+	return reqs
+}

@@ -1,0 +1,241 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package membercluster keeps the status of MemberClusters current. Kubefleet's member agents
+// report from inside each cluster; Stagecoach pushes instead, so it probes each member's API
+// server itself, with the kubeconfig named by the stagecoach.dev/kubeconfig-secret annotation,
+// and reports the outcome as the Joined and Healthy conditions.
+package membercluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// Defaults of Options.
+const (
+	DefaultProbeInterval       = 10 * time.Second
+	DefaultProbeTimeout        = 5 * time.Second
+	DefaultMaxConcurrentProbes = 16
+	// DefaultFailureThreshold is how many probes in a row must fail before Joined turns False.
+	// MemberClusters have no field for it; this is SveltosCluster's default.
+	DefaultFailureThreshold = 3
+)
+
+// Options tune the controller. The zero value gives the defaults.
+type Options struct {
+	// ProbeInterval is how often each cluster is probed.
+	ProbeInterval time.Duration
+	// ProbeTimeout is how long a probe waits for the API server to answer.
+	ProbeTimeout time.Duration
+	// MaxConcurrentProbes is how many clusters are probed at once. A cluster that does not answer
+	// holds one for ProbeTimeout, so a few dead clusters must not starve the rest.
+	MaxConcurrentProbes int
+	// FailureThreshold is how many probes in a row must fail before Joined turns False.
+	FailureThreshold int
+}
+
+func (o Options) withDefaults() Options {
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = DefaultProbeInterval
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.MaxConcurrentProbes <= 0 {
+		o.MaxConcurrentProbes = DefaultMaxConcurrentProbes
+	}
+	if o.FailureThreshold <= 0 {
+		o.FailureThreshold = DefaultFailureThreshold
+	}
+	return o
+}
+
+// Event reasons, on transitions of the Joined condition to True or False.
+const (
+	ReasonConnectionHealthy = "ConnectionHealthy"
+	ReasonConnectionDown    = "ConnectionDown"
+)
+
+// Reconciler probes MemberClusters.
+//
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+type Reconciler struct {
+	fleet    *fleet.Cache
+	client   client.Client
+	recorder recorder.EventRecorder
+	opts     Options
+
+	// failures counts, per MemberCluster name, the probes in a row that failed. MemberCluster
+	// status has no field for it, so it lives here; after a restart the count starts again,
+	// which at worst delays Joined=False by a few probes.
+	mu       sync.Mutex
+	failures map[string]int
+}
+
+// NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
+// completes it.
+func NewReconciler(cache *fleet.Cache) *Reconciler {
+	return &Reconciler{fleet: cache, failures: map[string]int{}}
+}
+
+// SetupWithManager registers the controller: it reconciles MemberClusters when their spec or
+// annotations change, when their kubeconfig Secret changes, and every opts.ProbeInterval.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	r.client = mgr.GetClient()
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/membercluster-controller")
+	r.opts = opts.withDefaults()
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1beta1.MemberCluster{},
+		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
+	if err != nil {
+		return fmt.Errorf("indexing MemberClusters by kubeconfig Secret: %w", err)
+	}
+	// The kubeconfig Secret is named by an annotation, which changes no generation.
+	specOrAnnotations := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("membercluster").
+		For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(specOrAnnotations)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
+		Complete(r)
+}
+
+// Reconcile probes one MemberCluster and records the outcome in its conditions.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	ref := fleet.ClusterRef{Kind: fleet.KindMemberCluster, Name: req.Name}
+	cluster := &clusterv1beta1.MemberCluster{}
+	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.fleet.Forget(ref)
+			r.setFailures(req.Name, 0)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	// A cluster being deleted is no longer offered to placements; its connection stays cached
+	// until it is gone, for whoever cleans up after it.
+	if !cluster.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	before := cluster.DeepCopy()
+	defer func() {
+		if retErr == nil {
+			retErr = r.patchStatus(ctx, before, cluster)
+		}
+	}()
+
+	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout)
+	clusterErr, ok := fleet.AsClusterError(err)
+	if err != nil && !ok {
+		// The management cluster could not be read, or we are shutting down: nothing was learnt
+		// about the member cluster.
+		return ctrl.Result{}, err
+	}
+	failures := 0
+	if clusterErr != nil {
+		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
+	}
+	r.setFailures(cluster.Name, failures)
+	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
+}
+
+func (r *Reconciler) failuresOf(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[name]
+}
+
+func (r *Reconciler) setFailures(name string, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n == 0 {
+		delete(r.failures, name)
+		return
+	}
+	r.failures[name] = n
+}
+
+// patchStatus writes the status if it changed, and reports Joined transitions. The patch carries
+// the resourceVersion: it replaces the whole condition list, which others may write too.
+func (r *Reconciler) patchStatus(ctx context.Context, before, cluster *clusterv1beta1.MemberCluster) error {
+	if equality.Semantic.DeepEqual(before.Status, cluster.Status) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+	if err := r.client.Status().Patch(ctx, cluster, patch); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
+	}
+	r.reportTransition(ctx, before, cluster)
+	return nil
+}
+
+func (r *Reconciler) reportTransition(ctx context.Context, before, cluster *clusterv1beta1.MemberCluster) {
+	joined := string(clusterv1beta1.ConditionTypeMemberClusterJoined)
+	was, now := meta.FindStatusCondition(before.Status.Conditions, joined), meta.FindStatusCondition(cluster.Status.Conditions, joined)
+	if now == nil || (was != nil && was.Status == now.Status) {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	switch now.Status {
+	case metav1.ConditionTrue:
+		log.Info("cluster is reachable", "message", now.Message)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonConnectionHealthy, "Probe", "%s", now.Message)
+	case metav1.ConditionFalse:
+		log.Info("cluster is down", "reason", now.Reason, "message", now.Message)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, ReasonConnectionDown, "Probe", "%s", now.Message)
+	}
+}
+
+// clustersOfSecret maps a Secret to the MemberClusters whose kubeconfig it holds.
+func (r *Reconciler) clustersOfSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	list := &clusterv1beta1.MemberClusterList{}
+	err := r.client.List(ctx, list,
+		client.MatchingFields{fleet.KubeconfigSecretField: secret.GetNamespace() + "/" + secret.GetName()})
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the MemberClusters of a Secret", "secret", client.ObjectKeyFromObject(secret))
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(list.Items))
+	for _, c := range list.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
+	}
+	return requests
+}

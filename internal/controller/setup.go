@@ -1,0 +1,82 @@
+// Package controller wires every Stagecoach reconciler into a controller manager.
+package controller
+
+import (
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// Options tune the controllers. The zero value gives the defaults.
+type Options struct {
+	// ProbeInterval is how often every managed cluster's API server is checked.
+	ProbeInterval time.Duration
+	// DriftInterval is how often ContinuousWithDriftDetection profiles compare clusters with
+	// what was deployed.
+	DriftInterval time.Duration
+	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
+	ChartCacheDir string
+}
+
+// Setup registers every reconciler with mgr. They share one cluster cache and one chart cache.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	if opts.ProbeInterval <= 0 {
+		opts.ProbeInterval = 10 * time.Second
+	}
+	if opts.DriftInterval <= 0 {
+		opts.DriftInterval = 30 * time.Second
+	}
+	log := ctrl.Log.WithName("controller")
+	clusters := fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{})
+	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Log: log.WithName("charts")})
+	if err != nil {
+		return err
+	}
+	deployer, err := helm.NewDeployer(helm.Options{Cache: charts, Secrets: mgr.GetClient(), Log: log.WithName("helm")})
+	if err != nil {
+		return err
+	}
+	management, err := fleet.NewRemote(fleet.ClusterRef{Kind: "Management", Name: "management"}, mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	setups := []struct {
+		name  string
+		setup func() error
+	}{
+		{"sveltoscluster", func() error {
+			return sveltoscluster.NewReconciler(clusters).SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval})
+		}},
+		{"membercluster", func() error {
+			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval})
+		}},
+		{"clusterprofile", func() error {
+			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("clusterprofile")}).SetupWithManager(mgr)
+		}},
+		{"clustersummary", func() error {
+			return (&clustersummary.Reconciler{
+				Client:           mgr.GetClient(),
+				Recorder:         mgr.GetEventRecorderFor("clustersummary"),
+				Clusters:         clusters,
+				Helm:             deployer,
+				Management:       management,
+				DriftInterval:    opts.DriftInterval,
+				NotReadyInterval: opts.ProbeInterval,
+			}).SetupWithManager(mgr)
+		}},
+	}
+	for _, s := range setups {
+		if err := s.setup(); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
+		}
+	}
+	return nil
+}

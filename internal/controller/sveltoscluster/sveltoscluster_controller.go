@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sveltoscluster keeps the status of SveltosClusters current: it probes each cluster's
+// API server at a regular interval, and at once when the SveltosCluster or its kubeconfig Secret
+// changes, and reports ready, connectionStatus, version and failureMessage.
+package sveltoscluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// Defaults of Options.
+const (
+	DefaultProbeInterval       = 10 * time.Second
+	DefaultProbeTimeout        = 5 * time.Second
+	DefaultMaxConcurrentProbes = 16
+)
+
+// Options tune the controller. The zero value gives the defaults.
+type Options struct {
+	// ProbeInterval is how often each cluster is probed.
+	ProbeInterval time.Duration
+	// ProbeTimeout is how long a probe waits for the API server to answer.
+	ProbeTimeout time.Duration
+	// MaxConcurrentProbes is how many clusters are probed at once. A cluster that does not answer
+	// holds one for ProbeTimeout, so a few dead clusters must not starve the rest.
+	MaxConcurrentProbes int
+}
+
+func (o Options) withDefaults() Options {
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = DefaultProbeInterval
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.MaxConcurrentProbes <= 0 {
+		o.MaxConcurrentProbes = DefaultMaxConcurrentProbes
+	}
+	return o
+}
+
+// Event reasons, on Healthy↔Down transitions of status.connectionStatus.
+const (
+	ReasonConnectionHealthy = "ConnectionHealthy"
+	ReasonConnectionDown    = "ConnectionDown"
+)
+
+// Reconciler probes SveltosClusters.
+//
+// +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+type Reconciler struct {
+	fleet    *fleet.Cache
+	client   client.Client
+	recorder recorder.EventRecorder
+	opts     Options
+}
+
+// NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
+// completes it.
+func NewReconciler(cache *fleet.Cache) *Reconciler {
+	return &Reconciler{fleet: cache}
+}
+
+// SetupWithManager registers the controller: it reconciles SveltosClusters when their spec
+// changes, when their kubeconfig Secret changes, and every opts.ProbeInterval.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	r.client = mgr.GetClient()
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/sveltoscluster-controller")
+	r.opts = opts.withDefaults()
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &libv1beta1.SveltosCluster{},
+		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
+	if err != nil {
+		return fmt.Errorf("indexing SveltosClusters by kubeconfig Secret: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("sveltoscluster").
+		// Status updates, our own included, need no probe: the interval brings the next one.
+		For(&libv1beta1.SveltosCluster{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
+		Complete(r)
+}
+
+// Reconcile probes one SveltosCluster and records the outcome in its status.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	ref := fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: req.Namespace, Name: req.Name}
+	cluster := &libv1beta1.SveltosCluster{}
+	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.fleet.Forget(ref)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	// A cluster being deleted is no longer offered to deployments; its connection stays cached
+	// until it is gone, for whoever cleans up after it.
+	if !cluster.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	before := cluster.DeepCopy()
+	defer func() {
+		if retErr == nil {
+			retErr = r.patchStatus(ctx, before, cluster)
+		}
+	}()
+
+	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout)
+	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
+		// The management cluster could not be read, or we are shutting down: nothing was learnt
+		// about the managed cluster.
+		return ctrl.Result{}, err
+	}
+	observe(&cluster.Status, failureThreshold(cluster), version, err)
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
+}
+
+// patchStatus writes the status if it changed, and reports connection transitions.
+func (r *Reconciler) patchStatus(ctx context.Context, before, cluster *libv1beta1.SveltosCluster) error {
+	if equality.Semantic.DeepEqual(before.Status, cluster.Status) {
+		return nil
+	}
+	if err := r.client.Status().Patch(ctx, cluster, client.MergeFrom(before)); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
+	}
+	r.reportTransition(ctx, before.Status.ConnectionStatus, cluster)
+	return nil
+}
+
+func (r *Reconciler) reportTransition(ctx context.Context, was libv1beta1.ConnectionStatus, cluster *libv1beta1.SveltosCluster) {
+	now := cluster.Status.ConnectionStatus
+	if now == was {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	switch now {
+	case libv1beta1.ConnectionHealthy:
+		log.Info("cluster is reachable", "version", cluster.Status.Version)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonConnectionHealthy, "Probe",
+			"The API server answers (Kubernetes %s)", cluster.Status.Version)
+	case libv1beta1.ConnectionDown:
+		msg := failureMessage(cluster.Status)
+		log.Info("cluster is down", "failures", cluster.Status.ConnectionFailures, "reason", msg)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, ReasonConnectionDown, "Probe",
+			"%d probes in a row failed: %s", cluster.Status.ConnectionFailures, msg)
+	}
+}
+
+// clustersOfSecret maps a Secret to the SveltosClusters whose kubeconfig it holds.
+func (r *Reconciler) clustersOfSecret(ctx context.Context, secret client.Object) []reconcile.Request {
+	list := &libv1beta1.SveltosClusterList{}
+	err := r.client.List(ctx, list, client.InNamespace(secret.GetNamespace()),
+		client.MatchingFields{fleet.KubeconfigSecretField: secret.GetNamespace() + "/" + secret.GetName()})
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the SveltosClusters of a Secret", "secret", client.ObjectKeyFromObject(secret))
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(list.Items))
+	for _, c := range list.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
+	}
+	return requests
+}

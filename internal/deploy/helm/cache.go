@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package helm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	repo "helm.sh/helm/v4/pkg/repo/v1"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+)
+
+// CacheOptions configure a Cache.
+type CacheOptions struct {
+	// Dir holds downloaded archives and indexes; default os.TempDir()/stagecoach-charts.
+	Dir string
+	// IndexTTL is how long a repository's index.yaml is trusted before it is fetched again;
+	// default one minute. It bounds how late a newly published version is noticed.
+	IndexTTL time.Duration
+	Log      logr.Logger
+}
+
+// Cache finds and downloads charts for every cluster of the fleet: one download per
+// (repository, chart, version), kept on disk, and one index.yaml fetch per repository per TTL.
+// Concurrent requests for the same archive or index wait for a single fetch. A chart asked for
+// by exact version and already on disk costs no network at all.
+type Cache struct {
+	dir   string
+	ttl   time.Duration
+	log   logr.Logger
+	group singleflight.Group
+	now   func() time.Time
+
+	mu      sync.Mutex
+	indexes map[string]cachedIndex // by repository URL
+}
+
+type cachedIndex struct {
+	index   *repo.IndexFile
+	fetched time.Time
+}
+
+// NewCache makes a Cache, creating its directory.
+func NewCache(opts CacheOptions) (*Cache, error) {
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(os.TempDir(), "stagecoach-charts")
+	}
+	if opts.IndexTTL == 0 {
+		opts.IndexTTL = time.Minute
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("chart cache: %w", err)
+	}
+	return &Cache{dir: opts.Dir, ttl: opts.IndexTTL, log: opts.Log, now: time.Now, indexes: map[string]cachedIndex{}}, nil
+}
+
+// Fetch returns a freshly loaded copy of the chart hc names, downloading it if needed. creds may
+// be nil.
+func (c *Cache) Fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Credentials) (*chart.Chart, error) {
+	ref, err := parseChartRef(hc)
+	if err != nil {
+		return nil, err
+	}
+	data, path, err := c.archive(ctx, ref, creds)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := loadArchive(data, ref)
+	if err != nil && path != "" {
+		// A damaged file in the cache (a full disk, a stray edit) must not fail the chart for
+		// good: drop it and download again, once.
+		c.log.Info("dropping unreadable cached chart", "path", path, "error", err.Error())
+		_ = os.Remove(path)
+		if data, _, err = c.archive(ctx, ref, creds); err != nil {
+			return nil, err
+		}
+		return loadArchive(data, ref)
+	}
+	return ch, err
+}
+
+// archive returns the bytes of the chart archive ref resolves to, and where they are cached.
+func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) ([]byte, string, error) {
+	if ref.version != "" && !isVersionRange(ref.version) {
+		path := c.archivePath(ref, ref.version)
+		if data, err := os.ReadFile(path); err == nil {
+			return data, path, nil
+		}
+	}
+	if ref.kind == repoOCI {
+		return c.ociArchive(ctx, ref, creds)
+	}
+	idx, err := c.index(ctx, ref, creds)
+	if err != nil {
+		return nil, "", err
+	}
+	cv, err := selectVersion(idx, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	path := c.archivePath(ref, cv.Version)
+	data, err := c.once(path, func() ([]byte, error) {
+		data, err := downloadChart(ctx, ref, cv, creds)
+		if err != nil {
+			return nil, err
+		}
+		if err := verifyDigest(data, cv.Digest, ref, cv.Version); err != nil {
+			return nil, err
+		}
+		c.log.V(1).Info("downloaded chart", "chart", ref.String(), "version", cv.Version, "bytes", len(data))
+		return data, nil
+	})
+	return data, path, err
+}
+
+// once returns the archive at path, producing it with fetch when it is not on disk yet; callers
+// asking for the same path at the same time share one fetch.
+func (c *Cache) once(path string, fetch func() ([]byte, error)) ([]byte, error) {
+	v, err, _ := c.group.Do("archive:"+path, func() (any, error) {
+		if data, err := os.ReadFile(path); err == nil {
+			return data, nil
+		}
+		data, err := fetch()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeAtomically(path, data); err != nil {
+			// The chart is in hand; failing to cache it only costs a later download.
+			c.log.Error(err, "caching chart archive", "path", path)
+		}
+		return data, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+// index returns the repository's index, fetching it when the cached copy is older than the TTL.
+func (c *Cache) index(ctx context.Context, ref chartRef, creds *Credentials) (*repo.IndexFile, error) {
+	c.mu.Lock()
+	cached, ok := c.indexes[ref.repoURL]
+	c.mu.Unlock()
+	if ok && c.now().Sub(cached.fetched) < c.ttl {
+		return cached.index, nil
+	}
+	v, err, _ := c.group.Do("index:"+ref.repoURL, func() (any, error) {
+		data, err := downloadIndex(ctx, ref, creds)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(c.repoDir(ref), "index.yaml")
+		if err := writeAtomically(path, data); err != nil {
+			return nil, fmt.Errorf("chart cache: %w", err)
+		}
+		idx, err := repo.LoadIndexFile(path)
+		if err != nil {
+			return nil, permanent(fmt.Errorf("%w: repository %s: index.yaml is not a chart repository index: %w",
+				ErrInvalidSpec, ref.repoURL, err))
+		}
+		c.mu.Lock()
+		c.indexes[ref.repoURL] = cachedIndex{index: idx, fetched: c.now()}
+		c.mu.Unlock()
+		return idx, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*repo.IndexFile), nil
+}
+
+// repoDir is the cache directory of one repository: a hash, since URLs are not file names.
+func (c *Cache) repoDir(ref chartRef) string {
+	sum := sha256.Sum256([]byte(ref.repoURL))
+	return filepath.Join(c.dir, hex.EncodeToString(sum[:8]))
+}
+
+func (c *Cache) archivePath(ref chartRef, version string) string {
+	return filepath.Join(c.repoDir(ref), ref.name+"-"+version+".tgz")
+}
+
+func verifyDigest(data []byte, digest string, ref chartRef, version string) error {
+	if digest == "" {
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != digest {
+		return permanent(fmt.Errorf("%w: %s %s: digest %s does not match the index (%s)", ErrBadChart, ref, version, got, digest))
+	}
+	return nil
+}
+
+func writeAtomically(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".download-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

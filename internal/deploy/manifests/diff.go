@@ -1,0 +1,162 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// volatileMetadata changes on every write without the configuration changing.
+var volatileMetadata = []string{"managedFields", "resourceVersion", "generation", "creationTimestamp", "uid"}
+
+// stripped returns a copy of u's content fit for comparison: without volatile metadata and
+// without the excluded paths.
+func stripped(u *unstructured.Unstructured, excluded []pointer) map[string]any {
+	obj := runtime.DeepCopyJSON(u.Object)
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, f := range volatileMetadata {
+			delete(meta, f)
+		}
+	}
+	for _, p := range excluded {
+		p.remove(obj)
+	}
+	return obj
+}
+
+func isSecret(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+}
+
+// fieldChanges lists the differences between two objects field by field, one line each,
+// starting with + for a field added, - for one removed and ~ for one changed:
+// `~ spec.replicas: 2 -> 3`, `+ metadata.labels["app.kubernetes.io/name"]: "web"`.
+// With secret set, the values of data, stringData and the last-applied annotation are
+// redacted: status messages and logs must not leak them.
+func fieldChanges(from, to map[string]any, secret bool) []string {
+	d := differ{secret: secret}
+	d.walk(nil, from, to)
+	return d.lines
+}
+
+type differ struct {
+	secret bool
+	lines  []string
+}
+
+// walk compares two values at path; a path element is a string (map key) or an int (index).
+func (d *differ) walk(path []any, from, to any) {
+	switch f := from.(type) {
+	case map[string]any:
+		if t, ok := to.(map[string]any); ok {
+			keys := slices.Collect(maps.Keys(f))
+			for k := range t {
+				if _, ok := f[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				fv, inFrom := f[k]
+				tv, inTo := t[k]
+				p := append(slices.Clip(path), k)
+				switch {
+				case !inFrom:
+					d.add("+", p, "%s", d.value(p, tv))
+				case !inTo:
+					d.add("-", p, "%s", d.value(p, fv))
+				default:
+					d.walk(p, fv, tv)
+				}
+			}
+			return
+		}
+	case []any:
+		if t, ok := to.([]any); ok {
+			for i := range max(len(f), len(t)) {
+				p := append(slices.Clip(path), i)
+				switch {
+				case i >= len(f):
+					d.add("+", p, "%s", d.value(p, t[i]))
+				case i >= len(t):
+					d.add("-", p, "%s", d.value(p, f[i]))
+				default:
+					d.walk(p, f[i], t[i])
+				}
+			}
+			return
+		}
+	}
+	if !reflect.DeepEqual(from, to) {
+		d.add("~", path, "%s -> %s", d.value(path, from), d.value(path, to))
+	}
+}
+
+func (d *differ) add(op string, path []any, format string, args ...any) {
+	d.lines = append(d.lines, op+" "+renderPath(path)+": "+fmt.Sprintf(format, args...))
+}
+
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// value renders a value briefly, or hides it if it may be secret.
+func (d *differ) value(path []any, v any) string {
+	if d.secret && len(path) > 0 && (path[0] == "data" || path[0] == "stringData" ||
+		(len(path) > 2 && path[0] == "metadata" && path[2] == lastApplied)) {
+		return "(redacted)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	const limit = 80
+	if s := string(b); len(s) > limit {
+		return s[:limit] + "…"
+	}
+	return string(b)
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// renderPath writes a path as people read it: spec.containers[0].image, metadata.labels["app.kubernetes.io/name"].
+func renderPath(path []any) string {
+	var b strings.Builder
+	for _, el := range path {
+		switch e := el.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", e)
+		case string:
+			if !plainKey.MatchString(e) {
+				fmt.Fprintf(&b, "[%q]", e)
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// CacheOptions tune a Cache. The zero value is fine.
+type CacheOptions struct {
+	// RemoteIdleTimeout is how long a Remote nobody asked for stays cached: a full set of clients
+	// costs tens of kilobytes, so a fleet of thousands keeps them only for the clusters being
+	// deployed to. Idle Remotes are dropped when their cluster is next probed. Default 15 minutes.
+	RemoteIdleTimeout time.Duration
+}
+
+// Cache keeps one connection per managed cluster, built from the cluster's kubeconfig Secret on
+// first use and rebuilt when that kubeconfig changes. It is safe for concurrent use; work on one
+// cluster never waits for another, and no network call is made while holding a lock.
+//
+// What is kept per cluster is small: the rest.Config, a bare REST client for probes and, only
+// while deployers use it, a Remote. There are no informers on managed clusters.
+//
+// The Cache reads SveltosClusters, MemberClusters and Secrets through the client.Reader it was
+// built with; given the manager's cached client, that costs no request to the management cluster.
+type Cache struct {
+	reader client.Reader
+	opts   CacheOptions
+
+	mu          sync.Mutex
+	connections map[ClusterRef]*connection
+}
+
+// connection is what the Cache keeps for one cluster. mu serialises building and rebuilding it.
+type connection struct {
+	mu sync.Mutex
+	// source identifies the kubeconfig config, probe and remote were built from; config is nil
+	// until the first successful build and after the kubeconfig became unusable.
+	source     kubeconfigSource
+	config     *rest.Config
+	probe      *rest.RESTClient
+	remote     *Remote
+	remoteUsed time.Time
+}
+
+// kubeconfigSource identifies a kubeconfig: where it was read and a hash of its bytes, so that an
+// update of the Secret that leaves the kubeconfig alone (a label, another key) keeps the
+// connection, and a resourceVersion to skip hashing when nothing changed at all.
+type kubeconfigSource struct {
+	location        KubeconfigSecret
+	uid             types.UID
+	resourceVersion string
+	hash            [sha256.Size]byte
+}
+
+// NewCache returns an empty Cache reading cluster registrations and Secrets through reader.
+func NewCache(reader client.Reader, opts CacheOptions) *Cache {
+	if opts.RemoteIdleTimeout <= 0 {
+		opts.RemoteIdleTimeout = 15 * time.Minute
+	}
+	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
+}
+
+// Get returns the cluster's Remote, building it if needed. Every call rereads the registration
+// and the kubeconfig Secret (cheap with a cached reader) and rebuilds the Remote when the
+// kubeconfig changed, so credentials rotated in the Secret are picked up without a restart.
+//
+// A *ClusterError says what the cluster's owner must fix; a NotFound error means the cluster is
+// not registered; anything else is trouble reading the management cluster.
+func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
+	conn := c.connection(ref)
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	if err := conn.refresh(ctx, c.reader, ref); err != nil {
+		return nil, err
+	}
+	if conn.remote == nil {
+		remote, err := NewRemote(ref, conn.config)
+		if err != nil {
+			return nil, clusterErrorf(ref, ReasonKubeconfigInvalid,
+				"the kubeconfig in key %q of Secret %s cannot be used: %v", conn.source.location.Key, conn.source.location, err)
+		}
+		conn.remote = remote
+	}
+	conn.remoteUsed = time.Now()
+	return conn.remote, nil
+}
+
+// Probe asks the cluster's API server for its version, waiting at most timeout, and returns it
+// (for example "v1.36.3"). It proves that the kubeconfig resolves, the server answers and it
+// accepts the credentials. Errors are as for Get; an unreachable or refusing server is a
+// *ClusterError with ReasonUnreachable and a message such as
+// "cannot reach https://10.0.0.1:6443: connection refused".
+func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration) (string, error) {
+	conn := c.connection(ref)
+	conn.mu.Lock()
+	err := conn.refresh(ctx, c.reader, ref)
+	probe, host := conn.probe, ""
+	if conn.config != nil {
+		host = serverURL(conn.config.Host)
+	}
+	// Probes visit every cluster regularly, which makes them the natural place to let go of
+	// Remotes no deployer has asked for in a while.
+	if conn.remote != nil && time.Since(conn.remoteUsed) > c.opts.RemoteIdleTimeout {
+		conn.remote = nil
+	}
+	conn.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	return probeVersion(ctx, probe, ref, host, timeout)
+}
+
+// Forget drops what the Cache keeps for the cluster, typically once it is unregistered. Remotes
+// already handed out keep working.
+func (c *Cache) Forget(ref ClusterRef) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.connections, ref)
+}
+
+func (c *Cache) connection(ref ClusterRef) *connection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	conn, ok := c.connections[ref]
+	if !ok {
+		conn = &connection{}
+		c.connections[ref] = conn
+	}
+	return conn
+}
+
+// refresh makes config and probe match the cluster's current kubeconfig. The caller holds mu.
+func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef) error {
+	loc, err := locateKubeconfig(ctx, reader, ref)
+	if err == nil {
+		var secret *corev1.Secret
+		var data []byte
+		secret, data, loc, err = readKubeconfig(ctx, reader, ref, loc)
+		if err == nil {
+			return conn.update(ref, loc, secret, data)
+		}
+	}
+	// A cluster that is gone or whose kubeconfig is broken must not keep being reached with
+	// credentials that are no longer registered; trouble reading the management cluster is no
+	// reason to drop a working connection.
+	if _, ok := AsClusterError(err); ok || apierrors.IsNotFound(err) {
+		conn.reset()
+	}
+	return err
+}
+
+func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *corev1.Secret, data []byte) error {
+	src := kubeconfigSource{location: loc, uid: secret.UID, resourceVersion: secret.ResourceVersion}
+	if conn.config != nil && conn.source.location == loc && conn.source.uid == src.uid &&
+		conn.source.resourceVersion == src.resourceVersion {
+		return nil
+	}
+	src.hash = sha256.Sum256(data)
+	if conn.config != nil && conn.source.location == loc && conn.source.hash == src.hash {
+		conn.source = src
+		return nil
+	}
+	conn.reset()
+	cfg, err := kubeconfigConfig(ref, loc, data)
+	if err != nil {
+		return err
+	}
+	probe, err := newProbeClient(cfg)
+	if err != nil {
+		return clusterErrorf(ref, ReasonKubeconfigInvalid,
+			"the kubeconfig in key %q of Secret %s has unusable TLS settings (certificate-authority-data, client-certificate-data or client-key-data)", loc.Key, loc)
+	}
+	conn.source, conn.config, conn.probe = src, cfg, probe
+	return nil
+}
+
+func (conn *connection) reset() {
+	conn.source, conn.config, conn.probe, conn.remote = kubeconfigSource{}, nil, nil, nil
+}
+
+// Cluster is what callers matching clusters need to know about a registered cluster, the same
+// for SveltosClusters and MemberClusters.
+type Cluster struct {
+	Ref    ClusterRef
+	Labels map[string]string
+	// Ready: a SveltosCluster's status.ready; a MemberCluster's Joined condition is True.
+	Ready bool
+	// Paused: a SveltosCluster's spec.paused. Deployments to a paused cluster wait.
+	Paused bool
+	// Deleting: the registration is being deleted.
+	Deleting bool
+	// Message says why the cluster is not ready, when its status says so.
+	Message string
+}
+
+// Cluster returns the registered cluster ref names; a NotFound error if there is none.
+func (c *Cache) Cluster(ctx context.Context, ref ClusterRef) (Cluster, error) {
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	switch ref.Kind {
+	case KindSveltosCluster:
+		obj := &libv1beta1.SveltosCluster{}
+		if err := c.reader.Get(ctx, key, obj); err != nil {
+			return Cluster{}, err
+		}
+		return sveltosClusterInfo(obj), nil
+	case KindMemberCluster:
+		obj := &clusterv1beta1.MemberCluster{}
+		if err := c.reader.Get(ctx, key, obj); err != nil {
+			return Cluster{}, err
+		}
+		return memberClusterInfo(obj), nil
+	}
+	return Cluster{}, apierrors.NewBadRequest("unknown cluster kind " + ref.Kind)
+}
+
+// List returns every registered cluster of the given kinds (KindSveltosCluster,
+// KindMemberCluster), or of both kinds when none is given. Sveltos APIs select among
+// SveltosClusters and Kubefleet APIs among MemberClusters; a cluster registered both ways
+// appears once per kind.
+func (c *Cache) List(ctx context.Context, kinds ...string) ([]Cluster, error) {
+	want := func(kind string) bool { return len(kinds) == 0 || slices.Contains(kinds, kind) }
+	var out []Cluster
+	// The cluster list of a large fleet is big: read the cached objects in place rather than
+	// deep-copying them all; only labels escape, and they are copied.
+	if want(KindSveltosCluster) {
+		list := &libv1beta1.SveltosClusterList{}
+		if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			out = append(out, sveltosClusterInfo(&list.Items[i]))
+		}
+	}
+	if want(KindMemberCluster) {
+		list := &clusterv1beta1.MemberClusterList{}
+		if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			out = append(out, memberClusterInfo(&list.Items[i]))
+		}
+	}
+	return out, nil
+}
+
+func sveltosClusterInfo(c *libv1beta1.SveltosCluster) Cluster {
+	info := Cluster{
+		Ref:      RefOf(c),
+		Labels:   maps.Clone(c.Labels),
+		Ready:    c.Status.Ready,
+		Paused:   c.Spec.Paused,
+		Deleting: !c.DeletionTimestamp.IsZero(),
+	}
+	if !info.Ready && c.Status.FailureMessage != nil {
+		info.Message = *c.Status.FailureMessage
+	}
+	return info
+}
+
+func memberClusterInfo(c *clusterv1beta1.MemberCluster) Cluster {
+	info := Cluster{
+		Ref:      RefOf(c),
+		Labels:   maps.Clone(c.Labels),
+		Deleting: !c.DeletionTimestamp.IsZero(),
+	}
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == string(clusterv1beta1.ConditionTypeMemberClusterJoined) {
+			info.Ready = cond.Status == metav1.ConditionTrue
+			if !info.Ready {
+				info.Message = cond.Message
+			}
+		}
+	}
+	return info
+}
+
+// RefOf returns the ClusterRef of a SveltosCluster or a MemberCluster.
+func RefOf(obj client.Object) ClusterRef {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	switch obj.(type) {
+	case *libv1beta1.SveltosCluster:
+		kind = KindSveltosCluster
+	case *clusterv1beta1.MemberCluster:
+		kind = KindMemberCluster
+	}
+	return ClusterRef{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}

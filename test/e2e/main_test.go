@@ -1,0 +1,32 @@
+// Package e2e runs Stagecoach end to end on a sandbox fleet: every reconciler of the controller
+// against a management cluster and four managed clusters, with charts served from a local Helm
+// repository. Tests share the fleet and one controller, so each works in its own namespaces with
+// its own profiles, and the test that breaks a cluster has a cluster of its own.
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/stagecoach-dev/stagecoach/internal/controller"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	testenv.MainWithController(m,
+		func(mgr ctrl.Manager) error {
+			return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, DriftInterval: time.Second})
+		},
+		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev"}},
+		sandbox.ClusterSpec{Name: "staging", Labels: map[string]string{"env": "staging"}},
+		sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod"}},
+		// edge is stopped and restarted by the outage test; nothing else uses it.
+		sandbox.ClusterSpec{Name: "edge", Labels: map[string]string{"env": "edge"}},
+	)
+}
+
+// timeout bounds every wait; deployments on the sandbox take seconds.
+const timeout = 90 * time.Second
