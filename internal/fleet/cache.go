@@ -44,8 +44,8 @@ type CacheOptions struct {
 }
 
 // Cache keeps one connection per managed cluster, built from the cluster's kubeconfig Secret on
-// first use and rebuilt when that kubeconfig changes. It is safe for concurrent use; work on one
-// cluster never waits for another, and no network call is made while holding a lock.
+// first use and rebuilt when that kubeconfig changes. It is safe for concurrent use: work on one
+// cluster never waits for another, and no managed cluster is called while holding a lock.
 //
 // What is kept per cluster is small: the rest.Config, a bare REST client for probes and, only
 // while deployers use it, a Remote. There are no informers on managed clusters.

@@ -35,7 +35,7 @@ const secretToken = "s3cr3t-t0ken-never-shown"
 
 // testKubeconfig returns a self-contained kubeconfig for server, trusting caPEM (or skipping TLS
 // verification when it is nil), authenticating with secretToken; edit may change it first.
-func testKubeconfig(t *testing.T, server string, caPEM []byte, edit func(*clientcmdapi.Config)) []byte {
+func testKubeconfig(t testing.TB, server string, caPEM []byte, edit func(*clientcmdapi.Config)) []byte {
 	t.Helper()
 	cfg := clientcmdapi.Config{
 		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: server, CertificateAuthorityData: caPEM, InsecureSkipTLSVerify: caPEM == nil}},

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -348,4 +349,32 @@ func removeIfExists(path string) error {
 		return err
 	}
 	return nil
+}
+
+// Kill stops one process of the sandbox in dir at once (SIGKILL), as a crash would, and waits
+// until it is gone; process is a name as in the logs directory, e.g. "dev-kube-apiserver".
+// A later Up restarts it.
+func Kill(dir, process string) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	st, err := loadState(layout{dir: dir}.stateFile())
+	if err != nil {
+		return err
+	}
+	for _, p := range st.Processes {
+		if p.Name == process {
+			p.signal(syscall.SIGKILL)
+			deadline := time.Now().Add(10 * time.Second)
+			for p.alive() && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if p.alive() {
+				return fmt.Errorf("%s (pid %d) did not exit", process, p.PID)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the sandbox in %s has no process %q", dir, process)
 }

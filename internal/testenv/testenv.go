@@ -28,6 +28,17 @@ import (
 // Fleet is the sandbox of the running test binary, set by Main.
 var Fleet *sandbox.Fleet
 
+// options started Fleet; Recover starts it again with them.
+var options sandbox.Options
+
+// Recover restarts whatever process of the fleet is no longer running (see sandbox.Kill).
+func Recover(t testing.TB) {
+	t.Helper()
+	if _, err := sandbox.Up(context.Background(), options); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Main starts a sandbox with the given managed clusters, runs the tests and tears it down.
 // Use it as `func TestMain(m *testing.M) { testenv.Main(m, clusters...) }`.
 func Main(m *testing.M, clusters ...sandbox.ClusterSpec) {
@@ -50,7 +61,8 @@ func run(m *testing.M, setup func(ctrl.Manager) error, clusters []sandbox.Cluste
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "fleet")
-	Fleet, err = sandbox.Up(context.Background(), sandbox.Options{Dir: dir, Clusters: clusters, Log: logr.Discard()})
+	options = sandbox.Options{Dir: dir, Clusters: clusters, Log: logr.Discard()}
+	Fleet, err = sandbox.Up(context.Background(), options)
 	defer func() { _ = sandbox.Down(dir) }()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the sandbox:", err)

@@ -90,11 +90,12 @@ func (d *deployment) chartInputs(ctx context.Context) ([]chartInput, error) {
 	return out, nil
 }
 
-// deployCharts installs or upgrades every chart; a conflicting release is reported and, with
-// continueOnConflict, skipped.
+// deployCharts installs or upgrades every chart in order. A conflicting release is reported and,
+// with continueOnConflict, skipped; a failing one stops the rest unless continueOnError.
 func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]configv1beta1.HelmChartSummary, []string, error) {
 	var summaries []configv1beta1.HelmChartSummary
 	var gvks []string
+	var failures []error
 	for _, in := range inputs {
 		hc := in.chart
 		summary := configv1beta1.HelmChartSummary{
@@ -116,7 +117,12 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 			msg := err.Error()
 			summary.FailureMessage = &msg
 			summaries = append(summaries, summary)
-			return summaries, gvks, err
+			if !d.spec().ContinueOnError {
+				return summaries, gvks, err
+			}
+			// continueOnError: deploy the remaining charts, and still report the feature failed.
+			failures = append(failures, err)
+			continue
 		}
 		if hc.HelmChartAction == configv1beta1.HelmChartActionUninstall {
 			continue
@@ -129,7 +135,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 				rel.Action, rel.Namespace, rel.Name, rel.Chart, rel.ChartVersion, d.remote.Ref)
 		}
 	}
-	return summaries, gvks, nil
+	return summaries, gvks, errors.Join(failures...)
 }
 
 // uninstallUnlisted uninstalls releases this summary managed that the spec no longer lists.

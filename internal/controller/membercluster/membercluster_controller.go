@@ -155,9 +155,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 
 	before := cluster.DeepCopy()
+	failures := 0
 	defer func() {
 		if retErr == nil {
 			retErr = r.patchStatus(ctx, before, cluster)
+		}
+		// Counted only once written, so that a conflict's retry does not count this probe twice.
+		if retErr == nil {
+			r.setFailures(cluster.Name, failures)
 		}
 	}()
 
@@ -168,11 +173,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		// about the member cluster.
 		return ctrl.Result{}, err
 	}
-	failures := 0
 	if clusterErr != nil {
 		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
 	}
-	r.setFailures(cluster.Name, failures)
 	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
 	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
 }
