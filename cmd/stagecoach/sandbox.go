@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 )
 
@@ -18,7 +19,7 @@ func newSandboxCommand() *cobra.Command {
 		Use:   "sandbox",
 		Short: "Run a local fleet of real Kubernetes clusters (no containers needed)",
 	}
-	cmd.AddCommand(newSandboxUpCommand(), newSandboxDownCommand())
+	cmd.AddCommand(newSandboxUpCommand(), newSandboxDownCommand(), newSandboxChartsCommand())
 	return cmd
 }
 
@@ -99,5 +100,29 @@ func newSandboxDownCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory of the sandbox")
 	_ = cmd.MarkFlagRequired("dir")
+	return cmd
+}
+
+func newSandboxChartsCommand() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "charts --charts DIR",
+		Short: "Serve the charts under DIR as a Helm chart repository on loopback until interrupted",
+		Long: `Package every chart found under DIR (a versions.yaml next to a Chart.yaml builds several
+versions from one source) and serve them as a Helm chart repository on 127.0.0.1, printing its URL.
+Profiles in a sandbox fleet can then use repositoryURL: <URL>.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url, stop, err := chartrepo.Serve(cmd.Context(), dir)
+			if err != nil {
+				return err
+			}
+			defer stop()
+			fmt.Fprintln(cmd.OutOrStdout(), url)
+			<-cmd.Context().Done()
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "charts", "testdata/charts", "directory of chart sources")
 	return cmd
 }

@@ -39,6 +39,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -201,7 +202,7 @@ func TestCacheList(t *testing.T) {
 	ready.Status.Ready = true
 	down := sveltosCluster("prod", "prod")
 	down.Spec.Paused = true
-	down.Status.FailureMessage = ptr("cannot reach https://10.0.0.1:6443: connection refused")
+	down.Status.FailureMessage = ptr.To("cannot reach https://10.0.0.1:6443: connection refused")
 	deleting := sveltosCluster("old", "old")
 	deleting.DeletionTimestamp, deleting.Finalizers = &now, []string{"keep"}
 	joined := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m1", Labels: map[string]string{"env": "canary"}},

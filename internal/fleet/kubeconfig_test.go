@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -87,13 +88,13 @@ func TestMemberClusterKubeconfig(t *testing.T) {
 		want       KubeconfigSecret
 		wantErr    string
 	}{
-		{name: "annotated", annotation: ptr("fleet/m1-kubeconfig"),
+		{name: "annotated", annotation: ptr.To("fleet/m1-kubeconfig"),
 			want: KubeconfigSecret{Namespace: "fleet", Name: "m1-kubeconfig", Key: "kubeconfig"}},
 		{name: "no annotation", wantErr: "has no stagecoach.dev/kubeconfig-secret annotation"},
-		{name: "no namespace", annotation: ptr("m1-kubeconfig"), wantErr: `annotation is "m1-kubeconfig": it must name a Secret as <namespace>/<name>`},
-		{name: "empty namespace", annotation: ptr("/m1"), wantErr: "<namespace>/<name>"},
-		{name: "empty name", annotation: ptr("fleet/"), wantErr: "<namespace>/<name>"},
-		{name: "too many parts", annotation: ptr("a/b/c"), wantErr: "<namespace>/<name>"},
+		{name: "no namespace", annotation: ptr.To("m1-kubeconfig"), wantErr: `annotation is "m1-kubeconfig": it must name a Secret as <namespace>/<name>`},
+		{name: "empty namespace", annotation: ptr.To("/m1"), wantErr: "<namespace>/<name>"},
+		{name: "empty name", annotation: ptr.To("fleet/"), wantErr: "<namespace>/<name>"},
+		{name: "too many parts", annotation: ptr.To("a/b/c"), wantErr: "<namespace>/<name>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "m1"}}
@@ -215,5 +216,3 @@ func checkErr(t *testing.T, err error, want string) {
 		t.Fatalf("error %q shows the kubeconfig's credential", err)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
