@@ -106,6 +106,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // deploy brings every feature in line with the spec and says when to look again.
 func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
 	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
+	if err := unsupported(&cs.Spec.ClusterProfileSpec); err != nil {
+		for _, id := range featuresWithContent(&cs.Spec.ClusterProfileSpec) {
+			f := feature(&cs.Status, id)
+			if !upToDate(f, hashOf(cs.Spec.ClusterProfileSpec)) {
+				d.fail(f, hashOf(cs.Spec.ClusterProfileSpec), err)
+			}
+		}
+		cs.Status.ObservedGeneration = cs.Generation
+		return ctrl.Result{}
+	}
 	d.helm(ctx)
 	d.resources(ctx)
 	d.kustomize()
