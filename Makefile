@@ -46,10 +46,15 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 .PHONY: kube
 kube: $(KUBE_BIN)/kwok-stages.yaml ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok into bin/kube/.
 
-# The Go build cache makes a rebuild with nothing changed take seconds.
+# Stamp the version the components report (as release builds do), so /version and kubectl show
+# v1.x.y rather than v0.0.0-master. The Go build cache makes a rebuild with nothing changed quick.
+KUBE_VERSION = $(shell cd hack/kube && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+KUBE_LDFLAGS = -s -w $(foreach v,gitVersion=$(KUBE_VERSION) gitMajor=$(word 2,$(subst ., ,$(KUBE_VERSION:v%=x.%))) \
+	gitMinor=$(word 3,$(subst ., ,$(KUBE_VERSION:v%=x.%))) gitTreeState=clean,-X k8s.io/component-base/version.$(v))
+
 .PHONY: kube-commands
 kube-commands:
-	cd hack/kube && go build -o $(KUBE_BIN)/ $(KUBE_COMMANDS)
+	cd hack/kube && go build -ldflags '$(KUBE_LDFLAGS)' -o $(KUBE_BIN)/ $(KUBE_COMMANDS)
 
 # kwok needs its stage definitions (node readiness and heartbeat, pod lifecycle); they ship in its module.
 $(KUBE_BIN)/kwok-stages.yaml: kube-commands hack/kube/go.mod

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package controller wires every Stagecoach reconciler into a controller manager.
 package controller
 
@@ -59,12 +75,12 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval})
 		}},
 		{"clusterprofile", func() error {
-			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor("clusterprofile")}).SetupWithManager(mgr)
+			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{
 				Client:           mgr.GetClient(),
-				Recorder:         mgr.GetEventRecorderFor("clustersummary"),
+				Recorder:         mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
 				Clusters:         clusters,
 				Helm:             deployer,
 				Management:       management,

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package clusterprofile reconciles ClusterProfiles: it finds the clusters a profile targets and
 // keeps one ClusterSummary per cluster, which the clustersummary controller deploys.
 package clusterprofile
@@ -12,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,7 +45,7 @@ import (
 // Reconciler reconciles ClusterProfiles.
 type Reconciler struct {
 	client.Client
-	Recorder record.EventRecorder
+	Recorder events.EventRecorder
 }
 
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
@@ -88,7 +104,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		case err != nil:
 			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
 		case res == summaryCreated:
-			r.Recorder.Eventf(profile, corev1.EventTypeNormal, "ClusterSummaryCreated", "deploying to cluster %s/%s", cluster.Namespace, cluster.Name)
+			r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryCreated", "Create", "deploying to cluster %s/%s", cluster.Namespace, cluster.Name)
 		case res == summaryDeleting:
 			pending = true
 		}
@@ -130,7 +146,7 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 		if err := r.Delete(ctx, cs); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
-		r.Recorder.Eventf(profile, corev1.EventTypeNormal, "ClusterSummaryDeleted",
+		r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryDeleted", "Delete",
 			"cluster %s/%s no longer matches", cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
 	}
 	return remaining, nil

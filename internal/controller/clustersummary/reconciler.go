@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package clustersummary reconciles ClusterSummaries: it deploys one profile's Helm charts and
 // manifests to one cluster, reports each feature's state, and withdraws the content when the
 // summary goes away.
@@ -11,9 +27,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/client-go/tools/record"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -27,7 +43,7 @@ import (
 // Reconciler reconciles ClusterSummaries.
 type Reconciler struct {
 	client.Client
-	Recorder record.EventRecorder
+	Recorder events.EventRecorder
 	// Clusters connects to managed clusters.
 	Clusters *fleet.Cache
 	// Helm deploys charts; its chart cache is shared by every cluster.
@@ -152,7 +168,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.Clus
 		if err != nil {
 			msg := "withdrawing: " + err.Error()
 			cs.Status.FailureMessage = &msg
-			r.Recorder.Event(cs, corev1.EventTypeWarning, "WithdrawFailed", msg)
+			r.Recorder.Eventf(cs, nil, corev1.EventTypeWarning, "WithdrawFailed", "Withdraw", "%s", msg)
 			return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
 		}
 	}

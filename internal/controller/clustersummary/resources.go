@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package clustersummary
 
 import (
@@ -83,7 +99,7 @@ func (d *deployment) resources(ctx context.Context) {
 	}
 	markProvisioned(f, hash)
 	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
-	d.r.Recorder.Eventf(d.cs, corev1.EventTypeNormal, "ResourcesDeployed", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
+	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "ResourcesDeployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
 }
 
 type target struct {
@@ -136,7 +152,7 @@ func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummar
 	if err != nil || len(drifts) == 0 {
 		return false
 	}
-	d.r.Recorder.Eventf(d.cs, corev1.EventTypeWarning, "DriftDetected", "%d objects changed on %s, e.g. %s; deploying them again",
+	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DriftDetected", "Deploy", "%d objects changed on %s, e.g. %s; deploying them again",
 		len(drifts), d.remote.Ref, drifts[0].Object)
 	return true
 }
@@ -198,7 +214,7 @@ func (d *deployment) withdraw(ctx context.Context) error {
 // fail records a failed attempt and tells whoever watches the summary.
 func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
 	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
-	d.r.Recorder.Eventf(d.cs, corev1.EventTypeWarning, "DeployFailed", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
+	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
 }
 
 func hasFeature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID) bool {
