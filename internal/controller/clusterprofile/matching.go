@@ -55,20 +55,20 @@ func compareKeys(a, b clusterKey) int {
 //
 // Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
 // ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
-func matchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]clusterKey, error) {
+func matchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]clusterKey, map[clusterKey]string, error) {
 	var clusters libv1beta1.SveltosClusterList
 	if err := c.List(ctx, &clusters); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var profiles configv1beta1.ClusterProfileList
 	if err := c.List(ctx, &profiles); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	set := map[clusterKey]bool{}
 	for _, p := range append(dependents(profile.Name, profiles.Items), *profile) {
 		keys, err := ownMatches(&p.Spec, clusters.Items)
 		if err != nil {
-			return nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
+			return nil, nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
 		}
 		for _, k := range keys {
 			set[k] = true
@@ -79,7 +79,25 @@ func matchingClusters(ctx context.Context, c client.Reader, profile *configv1bet
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, compareKeys)
-	return keys, nil
+	return keys, unavailability(clusters.Items), nil
+}
+
+// unavailability says, for each paused or unreachable cluster, why it cannot make progress now.
+func unavailability(clusters []libv1beta1.SveltosCluster) map[clusterKey]string {
+	out := map[clusterKey]string{}
+	for i := range clusters {
+		cl := &clusters[i]
+		key := clusterKey{cl.Namespace, cl.Name}
+		switch {
+		case cl.Spec.Paused:
+			out[key] = "paused"
+		case !cl.Status.Ready && cl.Status.FailureMessage != nil:
+			out[key] = "not ready: " + *cl.Status.FailureMessage
+		case !cl.Status.Ready:
+			out[key] = "not ready"
+		}
+	}
+	return out
 }
 
 // ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters.

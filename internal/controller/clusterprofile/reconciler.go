@@ -40,6 +40,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // Reconciler reconciles ClusterProfiles.
@@ -84,10 +85,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	return r.reconcileNormal(ctx, profile)
 }
 
-// reconcileNormal writes a ClusterSummary for every matching cluster and deletes those of
-// clusters that no longer match.
+// reconcileNormal rolls the profile out: it writes the current spec into the ClusterSummaries of
+// as many matching clusters as maxUpdate allows, in namespace/name order, and deletes the
+// summaries of clusters that no longer match.
 func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
-	matching, err := matchingClusters(ctx, r, profile)
+	matching, unavailable, err := matchingClusters(ctx, r, profile)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -95,18 +97,50 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	for _, k := range matching {
 		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.ref())
 	}
+	existing, err := r.summaries(ctx, profile.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	byCluster := map[clusterKey]*configv1beta1.ClusterSummary{}
+	for i := range existing {
+		cs := &existing[i]
+		byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
+	}
+
+	limit, err := rollout.MaxUpdate(profile.Spec.MaxUpdate, len(matching))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	wave := rollout.PlanWave(rolloutTargets(profile, matching, unavailable, byCluster), limit)
+	recordWave(&profile.Status, SpecHash(&profile.Spec), wave)
+	write := map[string]bool{}
+	for _, names := range [][]string{wave.Start, wave.Updating, wave.Updated} {
+		for _, n := range names {
+			write[n] = true
+		}
+	}
 
 	var failed []configv1beta1.FailedCluster
-	pending := false
+	pending, retry := false, false
 	for _, cluster := range matching {
+		name := cluster.Namespace + "/" + cluster.Name
+		// Without maxUpdate, paused and unreachable clusters get the new spec too: they deploy it
+		// when they can. With maxUpdate they wait, so that they never take a slot.
+		if !write[name] && (limit > 0 || unavailable[cluster] == "") {
+			continue
+		}
 		res, err := r.ensureSummary(ctx, profile, cluster)
 		switch {
 		case err != nil:
 			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
+			retry = true
 		case res == summaryCreated:
-			r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryCreated", "Create", "deploying to cluster %s/%s", cluster.Namespace, cluster.Name)
+			r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryCreated", "Create", "deploying to cluster %s", name)
 		case res == summaryDeleting:
 			pending = true
+		}
+		if msg := summaryFailure(byCluster[cluster]); msg != "" && err == nil {
+			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
 		}
 	}
 	profile.Status.FailedClusters = failed
@@ -115,8 +149,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if len(failed) > 0 || pending || stale {
-		// Deleted summaries come back as watch events; failures are retried on a timer.
+	if pending || stale || retry {
+		// Summaries being deleted and failed writes are retried on a timer; a summary's own
+		// progress wakes the profile through the watch on summaries.
 		return ctrl.Result{RequeueAfter: retryAfter}, nil
 	}
 	return ctrl.Result{}, nil
