@@ -36,9 +36,11 @@ func TestMain(m *testing.M) {
 		func(mgr ctrl.Manager) error {
 			return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, DriftInterval: time.Second})
 		},
-		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev"}},
-		sandbox.ClusterSpec{Name: "staging", Labels: map[string]string{"env": "staging"}},
-		sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod"}},
+		// fleet=e2e marks the four clusters the rolling-update tests roll out to.
+		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev", "fleet": "e2e"}},
+		sandbox.ClusterSpec{Name: "staging", Labels: map[string]string{"env": "staging", "fleet": "e2e"}},
+		sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod", "fleet": "e2e"}},
+		sandbox.ClusterSpec{Name: "qa", Labels: map[string]string{"env": "qa", "fleet": "e2e"}},
 		// edge is stopped and restarted by the outage test; nothing else uses it.
 		sandbox.ClusterSpec{Name: "edge", Labels: map[string]string{"env": "edge"}},
 	)
