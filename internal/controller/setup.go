@@ -38,6 +38,8 @@ type Options struct {
 	// DriftInterval is how often ContinuousWithDriftDetection profiles compare clusters with
 	// what was deployed.
 	DriftInterval time.Duration
+	// HealthInterval is how often health checks that do not pass yet are evaluated again.
+	HealthInterval time.Duration
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string
 }
@@ -49,6 +51,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if opts.DriftInterval <= 0 {
 		opts.DriftInterval = 30 * time.Second
+	}
+	if opts.HealthInterval <= 0 {
+		opts.HealthInterval = 5 * time.Second
 	}
 	log := ctrl.Log.WithName("controller")
 	clusters := fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{})
@@ -85,6 +90,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				Helm:             deployer,
 				Management:       management,
 				DriftInterval:    opts.DriftInterval,
+				HealthInterval:   opts.HealthInterval,
 				NotReadyInterval: opts.ProbeInterval,
 			}).SetupWithManager(mgr)
 		}},

@@ -34,7 +34,7 @@ import (
 func TestMain(m *testing.M) {
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, DriftInterval: time.Second})
+			return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, DriftInterval: time.Second, HealthInterval: time.Second})
 		},
 		// fleet=e2e marks the four clusters the rolling-update tests roll out to.
 		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev", "fleet": "e2e"}},

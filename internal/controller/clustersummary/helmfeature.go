@@ -49,7 +49,7 @@ func (d *deployment) helm(ctx context.Context) {
 	for _, in := range inputs {
 		values = append(values, in.values)
 	}
-	hash := hashOf(spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, values)
+	hash := hashOf(spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths, spec.PreDeployChecks, values)
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -59,6 +59,10 @@ func (d *deployment) helm(ctx context.Context) {
 	}
 	if d.dryRun() {
 		d.planHelm(ctx, f, hash, inputs)
+		return
+	}
+	if err := d.preDeploy(ctx, libv1beta1.FeatureHelm); err != nil {
+		d.fail(f, hash, err)
 		return
 	}
 	summaries, gvks, err := d.deployCharts(ctx, inputs)
@@ -74,8 +78,12 @@ func (d *deployment) helm(ctx context.Context) {
 		dropFeature(st, libv1beta1.FeatureHelm)
 		return
 	}
-	markProvisioned(f, hash)
 	setDeployedGVKs(st, libv1beta1.FeatureHelm, gvks)
+	if err := d.validate(ctx, libv1beta1.FeatureHelm); err != nil {
+		d.fail(f, hash, err)
+		return
+	}
+	markProvisioned(f, hash)
 }
 
 // chartInputs reads each chart's values and valuesFrom. Values in valuesFrom are merged over

@@ -54,6 +54,9 @@ type Reconciler struct {
 	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
 	// was deployed.
 	DriftInterval time.Duration
+	// HealthInterval is how often a deployed feature whose health checks do not pass yet is
+	// checked again.
+	HealthInterval time.Duration
 	// NotReadyInterval is how often a summary whose cluster is unreachable looks again, on top
 	// of the cluster's own status changes, which wake it at once.
 	NotReadyInterval time.Duration
@@ -139,7 +142,11 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 
 	var next time.Duration
 	for _, f := range cs.Status.FeatureSummaries {
-		if f.Status == libv1beta1.FeatureStatusFailed {
+		switch {
+		case f.Status != libv1beta1.FeatureStatusFailed:
+		case f.FailureReason != nil && *f.FailureReason == reasonHealthCheck:
+			next = shortest(next, r.HealthInterval)
+		default:
 			next = shortest(next, backoff(f.ConsecutiveFailures))
 		}
 	}

@@ -64,7 +64,8 @@ func (d *deployment) resources(ctx context.Context) {
 	}
 	f := feature(st, libv1beta1.FeatureResources)
 	sources, err := readPolicySources(ctx, d.r, d.cs)
-	hash := hashOf(spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions, sources)
+	hash := hashOf(spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
+		spec.ValidateHealths, spec.PreDeployChecks, sources)
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -74,6 +75,10 @@ func (d *deployment) resources(ctx context.Context) {
 	}
 	remote, local, err := d.requests(sources)
 	if err != nil {
+		d.fail(f, hash, err)
+		return
+	}
+	if err := d.preDeploy(ctx, libv1beta1.FeatureResources); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
@@ -97,8 +102,12 @@ func (d *deployment) resources(ctx context.Context) {
 		}
 		gvks = append(gvks, res.DeployedGVKs...)
 	}
-	markProvisioned(f, hash)
 	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
+	if err := d.validate(ctx, libv1beta1.FeatureResources); err != nil {
+		d.fail(f, hash, err)
+		return
+	}
+	markProvisioned(f, hash)
 	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "ResourcesDeployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
 }
 

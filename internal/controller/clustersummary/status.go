@@ -85,11 +85,18 @@ func markFailed(f *configv1beta1.FeatureSummary, hash []byte, err error, maxFail
 		f.ConsecutiveFailures = 0
 	}
 	f.Hash = hash
-	f.ConsecutiveFailures++
 	msg := err.Error()
 	reason := reasonDeployFailed
 	f.Status = libv1beta1.FeatureStatusFailed
 	var perm permanentError
+	if isHealthError(err) {
+		// Not healthy yet is not a failure to count: a Deployment becoming available takes the
+		// time it takes, and the check is simply run again.
+		reason = reasonHealthCheck
+		f.FailureReason, f.FailureMessage = &reason, &msg
+		return
+	}
+	f.ConsecutiveFailures++
 	switch {
 	case errors.As(err, &perm) || isPermanent(err):
 		reason = reasonInvalidContent

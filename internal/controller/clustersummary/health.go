@@ -1,0 +1,117 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clustersummary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/health"
+)
+
+// reasonHealthCheck marks a feature deployed but not (yet) healthy: it is checked again soon,
+// without the back-off of deployment failures.
+const reasonHealthCheck = "HealthCheckFailed"
+
+// healthError is a check that ran and found the cluster not healthy, or could not run.
+type healthError struct {
+	check   string
+	feature libv1beta1.FeatureID
+	pre     bool
+	err     error
+}
+
+func (e *healthError) Error() string {
+	kind := "health check"
+	if e.pre {
+		kind = "pre-deploy check"
+	}
+	return fmt.Sprintf("%s %q for feature %s failed: %v", kind, e.check, e.feature, e.err)
+}
+
+func (e *healthError) Unwrap() error { return e.err }
+
+// checksFor selects the checks that run with a feature: those naming it, and those naming no
+// feature when it is the last feature the spec deploys.
+func checksFor(checks []libv1beta1.ValidateHealth, id libv1beta1.FeatureID, last bool) []libv1beta1.ValidateHealth {
+	var out []libv1beta1.ValidateHealth
+	for _, c := range checks {
+		if c.FeatureID == id || (c.FeatureID == "" && last) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runChecks evaluates checks against the live objects of the cluster. A check that cannot be
+// evaluated as written (a script that does not compile, an endless loop, a CEL type error) is a
+// permanent failure; an unhealthy object or a missing one is a failure that is checked again.
+func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.ValidateHealth, id libv1beta1.FeatureID, pre bool) error {
+	for i := range checks {
+		c := &checks[i]
+		fail := func(err error) error { return &healthError{check: c.CheckName(), feature: id, pre: pre, err: err} }
+		if c.IsMetricOnly() || c.MetricSource != nil {
+			return permanent(fail(errors.New("metric checks (metricSource, metricQueries) are not supported by Stagecoach")))
+		}
+		ev, err := health.Compile(c, health.Options{Getter: getResource(d.remote)})
+		if err != nil {
+			return permanent(fail(err))
+		}
+		objs, err := checkTargets(ctx, d.remote, c)
+		if err != nil {
+			return fail(err)
+		}
+		for _, obj := range objs {
+			res, err := ev.Evaluate(ctx, obj.Object)
+			if _, ok := health.AsEvalError(err); ok || health.IsCompileError(err) {
+				return permanent(fail(fmt.Errorf("%s %s: %w", obj.GetKind(), qualified(obj.GetNamespace(), obj.GetName()), err)))
+			}
+			if err != nil {
+				return fail(err)
+			}
+			if !res.Healthy {
+				return fail(fmt.Errorf("%s %s is not healthy: %s", obj.GetKind(), qualified(obj.GetNamespace(), obj.GetName()), res.Message))
+			}
+		}
+	}
+	return nil
+}
+
+// lastFeature reports whether id is the last feature the spec deploys something with, after
+// which checks without a featureID run.
+func (d *deployment) lastFeature(id libv1beta1.FeatureID) bool {
+	ids := featuresWithContent(d.spec())
+	return len(ids) > 0 && ids[len(ids)-1] == id
+}
+
+// preDeploy runs the feature's preDeployChecks; the feature is not deployed until they pass.
+func (d *deployment) preDeploy(ctx context.Context, id libv1beta1.FeatureID) error {
+	return d.runChecks(ctx, checksFor(d.spec().PreDeployChecks, id, d.lastFeature(id)), id, true)
+}
+
+// validate runs the feature's validateHealths once it is deployed; it counts as provisioned
+// only when they pass.
+func (d *deployment) validate(ctx context.Context, id libv1beta1.FeatureID) error {
+	return d.runChecks(ctx, checksFor(d.spec().ValidateHealths, id, d.lastFeature(id)), id, false)
+}
+
+func isHealthError(err error) bool {
+	var he *healthError
+	return errors.As(err, &he) && !errors.As(err, new(permanentError))
+}
