@@ -135,6 +135,9 @@ func (a celActivation) ResolveName(name string) (any, bool) {
 func (a celActivation) Parent() interpreter.Activation { return nil }
 
 func (e *celEvaluator) Evaluate(ctx context.Context, obj map[string]any) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	if obj == nil {
 		return Result{}, &EvalError{Check: e.check, Language: LanguageCEL, Reason: ReasonRuntimeError, Message: "CEL rules need an object to evaluate, and there is none"}
 	}

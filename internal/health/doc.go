@@ -36,4 +36,18 @@ limitations under the License.
 // {status = "Healthy"|"Progressing"|"Degraded"|"Suspended"}, read obj as a global or as the
 // argument of evaluate, and may call getResource with four arguments; CEL rules are written under
 // rule or expression and see the object as both self and resource.
+//
+// Lua runs in a fresh state per object with the base library (minus dofile, loadfile, load,
+// loadstring, module, collectgarbage; print does nothing), string, table and math; json and
+// strings as globals and through require; upstream's base64Encode, base64Decode, getLabel,
+// getAnnotation and two-argument getResource(tbl, key); metrics. No os, io, package, debug or
+// coroutine. Each evaluation has a time budget (getResource calls included) and an instruction
+// budget, see Limits.
+//
+// CEL rules are ORed as upstream: the first rule returning true makes the object healthy. Unlike
+// upstream, a rule that does not compile is a CompileError, never a silent false. A rule that
+// fails at run time counts as false; if no rule is true, a failure caused by data missing from the
+// object (no such key, index out of bounds: typically a status not written yet) makes the object
+// unhealthy with the message, while any other failure (type error, non-bool result, cost limit)
+// is returned as an EvalError, because the rule, not the workload, needs fixing.
 package health

@@ -70,6 +70,15 @@ func (e *luaEvaluator) Evaluate(ctx context.Context, obj map[string]any) (Result
 	select {
 	case out := <-done:
 		return out.result, out.err
+	case <-ctx.Done():
+		// The VM stops at its next instruction; give it that moment, so that a result that is
+		// ready, or the script's own account of the stop, wins.
+		select {
+		case out := <-done:
+			return out.result, out.err
+		case <-time.After(watchdogGrace):
+			return Result{}, fmt.Errorf("health check script stopped: %w", context.Cause(ctx))
+		}
 	case <-watchdog.C:
 		return Result{}, e.evalError(ReasonTimeout, e.timeoutMessage()+" (it was stuck inside a built-in function)", nil)
 	}

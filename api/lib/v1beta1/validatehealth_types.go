@@ -105,7 +105,9 @@ type ValidateHealth struct {
 
 	// EvaluateCEL is a list of CEL rules evaluated in order against each object; the object is
 	// healthy as soon as one rule returns true. The object is bound to both "self" and
-	// "resource". A rule that fails to compile or evaluate counts as false.
+	// "resource". A rule that does not compile is reported as an error, never as false. At run
+	// time a rule reading data that is missing counts as false; one that fails otherwise (a type
+	// error, a non-boolean result, the cost limit) is reported as an error.
 	// +optional
 	EvaluateCEL []CELRule `json:"evaluateCEL,omitempty"`
 

@@ -79,6 +79,10 @@ func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.Validate
 		}
 		for _, obj := range objs {
 			res, err := ev.Evaluate(ctx, obj.Object)
+			if ee, ok := health.AsEvalError(err); ok && (ee.Reason == health.ReasonGetResource || ee.Reason == health.ReasonTimeout) {
+				// The managed cluster failed or was slow while the script read from it: check again.
+				return fail(fmt.Errorf("%s %s: %w", obj.GetKind(), qualified(obj.GetNamespace(), obj.GetName()), err))
+			}
 			if _, ok := health.AsEvalError(err); ok || health.IsCompileError(err) {
 				return permanent(fail(fmt.Errorf("%s %s: %w", obj.GetKind(), qualified(obj.GetNamespace(), obj.GetName()), err)))
 			}
