@@ -175,8 +175,12 @@ func Eventually(t testing.TB, timeout time.Duration, cond func(ctx context.Conte
 	t.Helper()
 	var last error
 	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		last = cond(ctx)
-		return last == nil, nil
+		err := cond(ctx)
+		if err != nil && ctx.Err() != nil && last != nil {
+			return false, nil // the deadline cut this attempt short: keep the previous reason
+		}
+		last = err
+		return err == nil, nil
 	})
 	if err != nil {
 		t.Fatalf("condition not met within %s: %v", timeout, last)

@@ -31,10 +31,13 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
+// TestMain starts the fleet and the controller. Probes run every 2 s: with three failures in a
+// row needed to call a cluster down, a machine busy with other test packages does not make
+// healthy clusters flap.
 func TestMain(m *testing.M) {
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, DriftInterval: time.Second, HealthInterval: time.Second})
+			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second})
 		},
 		// fleet=e2e marks the four clusters the rolling-update tests roll out to.
 		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev", "fleet": "e2e"}},
