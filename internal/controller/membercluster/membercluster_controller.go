@@ -24,7 +24,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -45,44 +44,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
-// Defaults of Options.
-const (
-	DefaultProbeInterval       = 10 * time.Second
-	DefaultProbeTimeout        = 5 * time.Second
-	DefaultMaxConcurrentProbes = 16
-	// DefaultFailureThreshold is how many probes in a row must fail before Joined turns False.
-	// MemberClusters have no field for it; this is SveltosCluster's default.
-	DefaultFailureThreshold = 3
-)
-
-// Options tune the controller. The zero value gives the defaults.
-type Options struct {
-	// ProbeInterval is how often each cluster is probed.
-	ProbeInterval time.Duration
-	// ProbeTimeout is how long a probe waits for the API server to answer.
-	ProbeTimeout time.Duration
-	// MaxConcurrentProbes is how many clusters are probed at once. A cluster that does not answer
-	// holds one for ProbeTimeout, so a few dead clusters must not starve the rest.
-	MaxConcurrentProbes int
-	// FailureThreshold is how many probes in a row must fail before Joined turns False.
-	FailureThreshold int
-}
-
-func (o Options) withDefaults() Options {
-	if o.ProbeInterval <= 0 {
-		o.ProbeInterval = DefaultProbeInterval
-	}
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = DefaultProbeTimeout
-	}
-	if o.MaxConcurrentProbes <= 0 {
-		o.MaxConcurrentProbes = DefaultMaxConcurrentProbes
-	}
-	if o.FailureThreshold <= 0 {
-		o.FailureThreshold = DefaultFailureThreshold
-	}
-	return o
-}
+// Options tune the controller; see fleet.ProbeOptions.
+type Options = fleet.ProbeOptions
 
 // Event reasons, on transitions of the Joined condition to True or False.
 const (
@@ -120,7 +83,7 @@ func NewReconciler(cache *fleet.Cache) *Reconciler {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	r.client = mgr.GetClient()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/membercluster-controller")
-	r.opts = opts.withDefaults()
+	r.opts = opts.WithDefaults()
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1beta1.MemberCluster{},
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {

@@ -22,7 +22,6 @@ package sveltoscluster
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -41,36 +40,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
-// Defaults of Options.
-const (
-	DefaultProbeInterval       = 10 * time.Second
-	DefaultProbeTimeout        = 5 * time.Second
-	DefaultMaxConcurrentProbes = 16
-)
-
-// Options tune the controller. The zero value gives the defaults.
-type Options struct {
-	// ProbeInterval is how often each cluster is probed.
-	ProbeInterval time.Duration
-	// ProbeTimeout is how long a probe waits for the API server to answer.
-	ProbeTimeout time.Duration
-	// MaxConcurrentProbes is how many clusters are probed at once. A cluster that does not answer
-	// holds one for ProbeTimeout, so a few dead clusters must not starve the rest.
-	MaxConcurrentProbes int
-}
-
-func (o Options) withDefaults() Options {
-	if o.ProbeInterval <= 0 {
-		o.ProbeInterval = DefaultProbeInterval
-	}
-	if o.ProbeTimeout <= 0 {
-		o.ProbeTimeout = DefaultProbeTimeout
-	}
-	if o.MaxConcurrentProbes <= 0 {
-		o.MaxConcurrentProbes = DefaultMaxConcurrentProbes
-	}
-	return o
-}
+// Options tune the controller; see fleet.ProbeOptions.
+type Options = fleet.ProbeOptions
 
 // Event reasons, on Healthy↔Down transitions of status.connectionStatus.
 const (
@@ -102,7 +73,7 @@ func NewReconciler(cache *fleet.Cache) *Reconciler {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	r.client = mgr.GetClient()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/sveltoscluster-controller")
-	r.opts = opts.withDefaults()
+	r.opts = opts.WithDefaults()
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &libv1beta1.SveltosCluster{},
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {

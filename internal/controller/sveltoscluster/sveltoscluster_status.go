@@ -18,10 +18,11 @@ package sveltoscluster
 
 import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
 // DefaultFailureThreshold is spec.consecutiveFailureThreshold when it is unset.
-const DefaultFailureThreshold = 3
+const DefaultFailureThreshold = fleet.DefaultFailureThreshold
 
 func failureThreshold(c *libv1beta1.SveltosCluster) int {
 	if c.Spec.ConsecutiveFailureThreshold > 0 {

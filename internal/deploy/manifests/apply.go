@@ -71,9 +71,9 @@ func Apply(ctx context.Context, remote *fleet.Remote, req Request) (Result, erro
 }
 
 func (a *applier) apply(ctx context.Context, inv *inventory, res Result) (Result, error) {
-	todo := a.deployable()
+	wanted := a.deployable()
 	var intent []entry
-	for _, it := range todo {
+	for _, it := range wanted {
 		if inv.find(it.ref()) == nil {
 			intent = append(intent, entry{ObjectRef: it.ref()})
 		}
@@ -83,10 +83,10 @@ func (a *applier) apply(ctx context.Context, inv *inventory, res Result) (Result
 			return res, err
 		}
 	}
-	if err := a.createNamespaces(ctx, todo); err != nil {
+	if err := a.createNamespaces(ctx, wanted); err != nil {
 		return res, err
 	}
-	first, rest := stages(todo)
+	first, rest := stages(wanted)
 	errs := a.applyStage(ctx, first)
 	if len(errs) == 0 {
 		if err := a.waitForCRDs(ctx, first); err != nil {
@@ -102,7 +102,7 @@ func (a *applier) apply(ctx context.Context, inv *inventory, res Result) (Result
 		errs = append(errs, inv.save(ctx, a.remote, inv.with(applied...)))
 		return res, errors.Join(errs...)
 	}
-	pruned, survivors, pruneErr := prune(ctx, a.remote, a.req.Owner, leftOut(inv, todo))
+	pruned, survivors, pruneErr := prune(ctx, a.remote, a.req.Owner, leftOut(inv, wanted))
 	res.Pruned = pruned
 	keep := &inventory{entries: survivors}
 	saveErr := inv.save(ctx, a.remote, keep.with(applied...))
@@ -127,13 +127,13 @@ func leftOut(inv *inventory, items []*item) []entry {
 
 // deployable returns the items this owner may apply, in the order of the request.
 func (a *applier) deployable() []*item {
-	var todo []*item
+	var wanted []*item
 	for _, it := range a.items {
 		if it.conflict == nil {
-			todo = append(todo, it)
+			wanted = append(wanted, it)
 		}
 	}
-	return todo
+	return wanted
 }
 
 func (a *applier) conflicts() []Conflict {

@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fleet
+
+import "time"
+
+// Defaults of ProbeOptions.
+const (
+	DefaultProbeInterval       = 10 * time.Second
+	DefaultProbeTimeout        = 5 * time.Second
+	DefaultMaxConcurrentProbes = 16
+	// DefaultFailureThreshold is how many probes in a row must fail before a cluster is reported
+	// down (SveltosCluster's spec.consecutiveFailureThreshold overrides it per cluster).
+	DefaultFailureThreshold = 3
+)
+
+// ProbeOptions tune the controllers that probe clusters' API servers. The zero value gives the
+// defaults.
+type ProbeOptions struct {
+	// ProbeInterval is how often each cluster is probed.
+	ProbeInterval time.Duration
+	// ProbeTimeout is how long a probe waits for the API server to answer.
+	ProbeTimeout time.Duration
+	// MaxConcurrentProbes is how many clusters are probed at once. A cluster that does not answer
+	// holds one for ProbeTimeout, so a few dead clusters must not starve the rest.
+	MaxConcurrentProbes int
+	// FailureThreshold is how many probes in a row must fail before a cluster whose API has no
+	// threshold of its own (a MemberCluster) is reported down.
+	FailureThreshold int
+}
+
+// WithDefaults fills the unset fields.
+func (o ProbeOptions) WithDefaults() ProbeOptions {
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = DefaultProbeInterval
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = DefaultProbeTimeout
+	}
+	if o.MaxConcurrentProbes <= 0 {
+		o.MaxConcurrentProbes = DefaultMaxConcurrentProbes
+	}
+	if o.FailureThreshold <= 0 {
+		o.FailureThreshold = DefaultFailureThreshold
+	}
+	return o
+}
