@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,6 +143,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		if msg := summaryFailure(byCluster[cluster]); msg != "" && err == nil {
 			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
 		}
+	}
+	// Paused and unreachable clusters hold no slot; say which ones the rollout goes around.
+	for _, skipped := range wave.Skipped {
+		name, reason, _ := strings.Cut(skipped, ": ")
+		ns, cl, _ := strings.Cut(name, "/")
+		failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
+			errors.New("not updated yet: the cluster is "+reason)))
 	}
 	profile.Status.FailedClusters = failed
 

@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -230,5 +231,58 @@ func patchProfile(t *testing.T, c client.Client, name string, mutate func(*confi
 		}
 		mutate(p)
 		return c.Update(ctx, p)
+	})
+}
+
+// TestPausedClustersAreReported: with maxUpdate, a paused cluster takes no slot and the profile
+// status says it is waiting.
+func TestPausedClustersAreReported(t *testing.T) {
+	c := startController(t)
+	ctx := t.Context()
+	cl := &libv1beta1.SveltosCluster{}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "b", Name: "b"}, cl); err != nil {
+			return err
+		}
+		cl.Spec.Paused = true
+		return c.Update(ctx, cl)
+	})
+	t.Cleanup(func() {
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "b", Name: "b"}, cl); err != nil {
+				return err
+			}
+			cl.Spec.Paused = false
+			return c.Update(ctx, cl)
+		})
+	})
+	// No probe runs in this test: mark a ready as the SveltosCluster controller would.
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		a := &libv1beta1.SveltosCluster{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: "a"}, a); err != nil {
+			return err
+		}
+		a.Status.Ready = true
+		return c.Status().Update(ctx, a)
+	})
+	p := profile("paused-wave", nil)
+	p.Spec.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpExists}}
+	one := intstr.FromInt32(1)
+	p.Spec.MaxUpdate = &one
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a")
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		for _, f := range got.Status.FailedClusters {
+			if f.ClusterRef.Name == "b" && f.FailureMessage == "not updated yet: the cluster is paused" {
+				return nil
+			}
+		}
+		return fmt.Errorf("failedClusters %+v", got.Status.FailedClusters)
 	})
 }
