@@ -22,6 +22,11 @@ build: ## Build the stagecoach binary into bin/.
 test: kube verify-generated vet ## Run all tests: unit, schema and sandbox (builds the Kubernetes components first).
 	go test -timeout 60m ./...
 
+.PHONY: bench
+bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, and a chart rollout to three sandbox clusters.
+	go test -run '^$$' -bench . -benchmem ./internal/health/ ./internal/fleet/
+	./hack/measure-rollout.sh
+
 .PHONY: vet
 vet: ## go vet, and gofmt on every Go file.
 	go vet ./...
