@@ -1,0 +1,253 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"fmt"
+	"time"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+)
+
+// TriggerKind is the kind of condition guarding the exit of a ClusterPromotion stage.
+type TriggerKind int
+
+const (
+	// NoTrigger: the rollout moves on as soon as the stage is provisioned.
+	NoTrigger TriggerKind = iota
+	// AutoTrigger: delay, pre-health-check deployment, post-delay checks, then promotion window.
+	AutoTrigger
+	// ManualTrigger: delay, pre-health-check deployment, post-delay checks, then approval.
+	ManualTrigger
+)
+
+// StageTrigger is a stage's trigger reduced to what the gate needs.
+type StageTrigger struct {
+	Kind TriggerKind
+	// Delay is the soak time, counted from the moment the stage became provisioned.
+	Delay time.Duration
+	// HasPreHealthCheckDeployment is set when the trigger lists a preHealthCheckDeployment.
+	HasPreHealthCheckDeployment bool
+	// HasPostDelayHealthChecks is set when the trigger lists postDelayHealthChecks.
+	HasPostDelayHealthChecks bool
+	// WindowFrom and WindowTo are the promotion window's cron expressions (auto only); both
+	// empty means no window.
+	WindowFrom, WindowTo string
+	// Approved is the manual approval.
+	Approved bool
+	// AutomaticReset clears Approved once the rollout moves on (manual only).
+	AutomaticReset bool
+}
+
+// StageTriggerFrom converts an API trigger. A nil trigger, or one with neither auto nor manual,
+// is NoTrigger.
+func StageTriggerFrom(t *configv1beta1.Trigger) StageTrigger {
+	switch {
+	case t == nil:
+		return StageTrigger{}
+	case t.Auto != nil:
+		st := StageTrigger{
+			Kind:                        AutoTrigger,
+			HasPreHealthCheckDeployment: len(t.Auto.PreHealthCheckDeployment.Refs()) > 0,
+			HasPostDelayHealthChecks:    len(t.Auto.PostDelayHealthChecks) > 0,
+		}
+		if t.Auto.Delay != nil {
+			st.Delay = t.Auto.Delay.Duration
+		}
+		if w := t.Auto.PromotionWindow; w != nil {
+			st.WindowFrom, st.WindowTo = w.From, w.To
+		}
+		return st
+	case t.Manual != nil:
+		st := StageTrigger{
+			Kind:                        ManualTrigger,
+			HasPreHealthCheckDeployment: len(t.Manual.PreHealthCheckDeployment.Refs()) > 0,
+			HasPostDelayHealthChecks:    len(t.Manual.PostDelayHealthChecks) > 0,
+			Approved:                    t.Manual.Approved != nil && *t.Manual.Approved,
+			AutomaticReset:              t.Manual.ResetsApproval(),
+		}
+		if t.Manual.Delay != nil {
+			st.Delay = t.Manual.Delay.Duration
+		}
+		return st
+	}
+	return StageTrigger{}
+}
+
+// CheckState is where the post-delay health checks of a stage stand.
+type CheckState int
+
+const (
+	// ChecksNotStarted: the post-delay checks are not yet running on the stage's clusters.
+	ChecksNotStarted CheckState = iota
+	// ChecksFailing: the checks run but do not pass (yet) on every cluster.
+	ChecksFailing
+	// ChecksPassing: the checks pass on every cluster of the stage.
+	ChecksPassing
+)
+
+// StageGate is everything the gate of the current stage depends on.
+type StageGate struct {
+	// Stage is the current stage's name.
+	Stage string
+	// Last is set for the last stage of the promotion: passing its trigger completes it.
+	Last    bool
+	Trigger StageTrigger
+	// Provisioned: every cluster of the stage runs the current spec and is healthy, now.
+	Provisioned bool
+	// ProvisionedAt is when the stage was first seen provisioned on the current spec
+	// (status lastSuccessfulAppliedTime); zero while it never was. The caller records it.
+	ProvisionedAt time.Time
+	// PreHealthCheckDeployed: the preHealthCheckDeployment is provisioned on the stage.
+	PreHealthCheckDeployed bool
+	// PostDelayChecks is the state of the post-delay health checks.
+	PostDelayChecks CheckState
+}
+
+// GateAction is what the caller must do for the current stage.
+type GateAction int
+
+const (
+	// Wait: nothing to do until RequeueAt (if set) or until an event changes the inputs.
+	Wait GateAction = iota
+	// DeployPreHealthCheck: deploy the stage's preHealthCheckDeployment, then wait for it.
+	DeployPreHealthCheck
+	// RunPostDelayChecks: add the post-delay health checks to the stage, then wait for them.
+	RunPostDelayChecks
+	// Advance: the stage is done; start the next stage.
+	Advance
+	// Complete: the last stage is done; the promotion is complete.
+	Complete
+)
+
+var gateActionNames = [...]string{"Wait", "DeployPreHealthCheck", "RunPostDelayChecks", "Advance", "Complete"}
+
+func (a GateAction) String() string {
+	if a >= 0 && int(a) < len(gateActionNames) {
+		return gateActionNames[a]
+	}
+	return fmt.Sprintf("GateAction(%d)", int(a))
+}
+
+// Exact upstream phrases of ClusterPromotion stage descriptions.
+const (
+	DescProvisioning            = "Clusters are being provisioned"
+	DescDelayed                 = "Delayed: Waiting for Time Window: " // + RFC3339 end of the delay
+	DescPreHealthCheck          = "Deploying Pre-Health-Check Resources"
+	DescRunningChecks           = "Running Post-Promotion Health Checks"
+	DescAwaitingChecks          = "Awaiting Health Checks to Pass"
+	DescWindowClosed            = "Window Closed: Waiting for Next Schedule (%s)."
+	DescAwaitingApproval        = "Paused: Awaiting Manual Approval"
+	DescSuccessfullyProvisioned = "Successfully provisioned"
+)
+
+// GateDecision is the outcome of DecideStage.
+type GateDecision struct {
+	Action GateAction
+	// Message is the upstream phrase, without the time stamp.
+	Message string
+	// Description is Message stamped with now, as written to currentStatusDescription.
+	Description string
+	// RequeueAt is the exact moment a delay ends or a promotion window opens; zero when only
+	// an event (clusters provisioned, checks passing, approval) can unblock the stage.
+	RequeueAt time.Time
+	// ResetApproval is set when the stage is left through a manual trigger with
+	// automaticReset: the caller clears spec.stages[].trigger.manual.approved.
+	ResetApproval bool
+}
+
+// StampDescription appends the upstream time stamp: "text (2006-01-02T15:04:05Z)", in UTC and
+// truncated to the second. Empty text stays empty.
+func StampDescription(text string, now time.Time) string {
+	if text == "" {
+		return ""
+	}
+	return text + " (" + formatTime(now.Truncate(time.Second)) + ")"
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// DecideStage decides what happens next for the current stage of a ClusterPromotion. The
+// trigger of the current stage gates leaving it; on the last stage it gates completion. The
+// conditions are checked in upstream order: stage provisioned, delay (soak) since
+// ProvisionedAt, preHealthCheckDeployment, postDelayHealthChecks, then the promotion window
+// (auto) or approval (manual). Unlike upstream, the stage must still be provisioned when it
+// leaves, for manual triggers as well, and timers requeue at the exact moment they end.
+// The only error is a malformed promotion window or a provisioned stage without ProvisionedAt.
+func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
+	wait := func(msg string, at time.Time) (GateDecision, error) {
+		return decision(Wait, msg, at, now), nil
+	}
+	if g.ProvisionedAt.IsZero() {
+		if g.Provisioned {
+			return GateDecision{}, fmt.Errorf("stage %s is provisioned but its lastSuccessfulAppliedTime is not set", g.Stage)
+		}
+		return wait(DescProvisioning, time.Time{})
+	}
+	tr := g.Trigger
+	if tr.Kind != NoTrigger {
+		if end := g.ProvisionedAt.Add(tr.Delay); tr.Delay > 0 && now.Before(end) {
+			return wait(DescDelayed+formatTime(end), end)
+		}
+		if tr.HasPreHealthCheckDeployment && !g.PreHealthCheckDeployed {
+			return decision(DeployPreHealthCheck, DescPreHealthCheck, time.Time{}, now), nil
+		}
+		if tr.HasPostDelayHealthChecks {
+			switch g.PostDelayChecks {
+			case ChecksNotStarted:
+				return decision(RunPostDelayChecks, DescRunningChecks, time.Time{}, now), nil
+			case ChecksFailing:
+				return wait(DescAwaitingChecks, time.Time{})
+			}
+		}
+	}
+	if !g.Provisioned {
+		// Provisioned once, no longer: clusters are redeploying (e.g. with the post-delay
+		// checks) or became unhealthy.
+		return wait(DescAwaitingChecks, time.Time{})
+	}
+	switch tr.Kind {
+	case AutoTrigger:
+		if tr.WindowFrom != "" || tr.WindowTo != "" {
+			w, err := ParseWindow(tr.WindowFrom, tr.WindowTo)
+			if err != nil {
+				return GateDecision{}, fmt.Errorf("stage %s: %w", g.Stage, err)
+			}
+			if open, next := w.State(now); !open {
+				when := "never"
+				if !next.IsZero() {
+					when = formatTime(next)
+				}
+				return wait(fmt.Sprintf(DescWindowClosed, when), next)
+			}
+		}
+	case ManualTrigger:
+		if !tr.Approved {
+			return wait(DescAwaitingApproval, time.Time{})
+		}
+	}
+	d := decision(Advance, DescSuccessfullyProvisioned, time.Time{}, now)
+	if g.Last {
+		d.Action = Complete
+	}
+	d.ResetApproval = tr.Kind == ManualTrigger && tr.AutomaticReset
+	return d, nil
+}
+
+func decision(a GateAction, msg string, at, now time.Time) GateDecision {
+	return GateDecision{Action: a, Message: msg, Description: StampDescription(msg, now), RequeueAt: at}
+}

@@ -1,0 +1,120 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	// Embedded zone data so that CRON_TZ=<zone> works in images without /usr/share/zoneinfo.
+	_ "time/tzdata"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Window is a parsed promotion window: a recurring interval that opens at each activation of
+// From and closes at the next activation of To.
+//
+// Both expressions are standard 5-field cron expressions (minute hour day-of-month month
+// day-of-week; names such as MON or JAN and the descriptors @yearly, @monthly, @weekly,
+// @daily, @midnight and @hourly are accepted), optionally prefixed with "CRON_TZ=<zone>" or
+// "TZ=<zone>" (an IANA zone name such as Europe/Paris). Without a prefix the expression is
+// evaluated in UTC, never in the controller's local zone, so the window does not move when the
+// controller runs elsewhere. "@every <duration>" is rejected: it has no calendar activations.
+type Window struct {
+	from, to cron.Schedule
+}
+
+// windowLookback is how far back Window looks for the most recent activation of an
+// expression. Eight years covers every 5-field expression, including "0 0 29 2 *".
+var windowLookback = []time.Duration{
+	time.Hour, 25 * time.Hour, 8 * 24 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour,
+	8 * 367 * 24 * time.Hour,
+}
+
+// ParseWindow parses a promotion window. An invalid expression yields an error naming the
+// field ("promotionWindow.from" or "promotionWindow.to") and quoting the expression.
+func ParseWindow(from, to string) (*Window, error) {
+	f, err := parseWindowCron("promotionWindow.from", from)
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseWindowCron("promotionWindow.to", to)
+	if err != nil {
+		return nil, err
+	}
+	return &Window{from: f, to: t}, nil
+}
+
+func parseWindowCron(field, expr string) (cron.Schedule, error) {
+	spec := strings.TrimSpace(expr)
+	fail := func(why string) (cron.Schedule, error) {
+		return nil, fmt.Errorf("%s: invalid cron expression %q: %s; write 5 fields "+
+			"(minute hour day-of-month month day-of-week), e.g. \"0 9 * * 1-5\", optionally "+
+			"prefixed with CRON_TZ=<zone>", field, expr, why)
+	}
+	if spec == "" {
+		return fail("it is empty")
+	}
+	if strings.HasPrefix(spec, "TZ=") || strings.HasPrefix(spec, "CRON_TZ=") {
+		if !strings.ContainsAny(spec, " \t") {
+			return fail("the time zone prefix is not followed by a schedule")
+		}
+	} else {
+		spec = "CRON_TZ=UTC " + spec
+	}
+	sched, err := cron.ParseStandard(spec)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if _, ok := sched.(*cron.SpecSchedule); !ok {
+		return fail("@every has no fixed times of day; use a calendar schedule")
+	}
+	return sched, nil
+}
+
+// State reports whether the window is open at now and when that changes: the next activation
+// of To when open, the next activation of From when closed (zero if From never fires again).
+//
+// The window is open iff the most recent activation of From at or before now is later than the
+// most recent activation of To at or before now, i.e. now lies inside a From→To interval. It
+// opens exactly at a From activation and closes exactly at a To activation; a To that fires at
+// the same minute as From keeps the window closed. Windows crossing midnight (from "0 22 * * *",
+// to "0 2 * * *") need nothing special.
+func (w *Window) State(now time.Time) (open bool, next time.Time) {
+	lastFrom := lastActivation(w.from, now)
+	lastTo := lastActivation(w.to, now)
+	if !lastFrom.IsZero() && lastFrom.After(lastTo) {
+		return true, w.to.Next(now)
+	}
+	return false, w.from.Next(now)
+}
+
+// lastActivation returns the latest activation of s at or before now, or zero if there is none
+// within the lookback.
+func lastActivation(s cron.Schedule, now time.Time) time.Time {
+	for _, back := range windowLookback {
+		var last time.Time
+		for t := s.Next(now.Add(-back)); !t.IsZero() && !t.After(now); t = s.Next(t) {
+			last = t
+		}
+		if !last.IsZero() {
+			return last
+		}
+	}
+	return time.Time{}
+}
