@@ -24,6 +24,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
@@ -81,6 +82,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"clusterprofile", func() error {
 			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
+		}},
+		{"clusterpromotion", func() error {
+			return (&clusterpromotion.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{

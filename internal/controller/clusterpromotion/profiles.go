@@ -1,0 +1,265 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpromotion
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// checksAnnotation, on a stage's ClusterProfile, holds the profile-spec hash of the version whose
+// postDelayHealthChecks were added to it: they stay for that version and go with the next.
+const checksAnnotation = "stagecoach.dev/post-delay-checks"
+
+func preVerificationName(p *configv1beta1.ClusterPromotion, stage string) string {
+	return "preverification-" + p.Name + "-" + stage
+}
+
+func postDelayChecks(stage *configv1beta1.Stage) []libv1beta1.ValidateHealth {
+	switch t := stage.Trigger; {
+	case t == nil:
+	case t.Auto != nil:
+		return t.Auto.PostDelayHealthChecks
+	case t.Manual != nil:
+		return t.Manual.PostDelayHealthChecks
+	}
+	return nil
+}
+
+func preHealthRefs(stage *configv1beta1.Stage) []configv1beta1.PolicyRef {
+	switch t := stage.Trigger; {
+	case t == nil:
+	case t.Auto != nil && t.Auto.PreHealthCheckDeployment != nil:
+		return t.Auto.PreHealthCheckDeployment.Refs()
+	case t.Manual != nil && t.Manual.PreHealthCheckDeployment != nil:
+		return t.Manual.PreHealthCheckDeployment.Refs()
+	}
+	return nil
+}
+
+// applyStageProfile creates or updates the stage's ClusterProfile: the promotion's profileSpec
+// with the stage's selector, plus, once the trigger asks for them, its postDelayHealthChecks.
+func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, addChecks bool) (*configv1beta1.ClusterProfile, error) {
+	version := hex.EncodeToString(p.Status.ProfileSpecHash)
+	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: p.StageProfileName(stage.Name)}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+		checks := addChecks || profile.Annotations[checksAnnotation] == version
+		profile.Spec = p.Spec.ProfileSpec.ToSpec(stage.ClusterSelector)
+		if profile.Labels == nil {
+			profile.Labels = map[string]string{}
+		}
+		if profile.Annotations == nil {
+			profile.Annotations = map[string]string{}
+		}
+		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
+		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
+		delete(profile.Annotations, checksAnnotation)
+		if checks {
+			profile.Annotations[checksAnnotation] = version
+			for _, c := range postDelayChecks(stage) {
+				if !slices.ContainsFunc(profile.Spec.ValidateHealths, func(v libv1beta1.ValidateHealth) bool { return v.Name == c.Name }) {
+					profile.Spec.ValidateHealths = append(profile.Spec.ValidateHealths, c)
+				}
+			}
+		}
+		return controllerutil.SetControllerReference(p, profile, r.Scheme())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("applying ClusterProfile %s: %w", profile.Name, err)
+	}
+	return profile, nil
+}
+
+// provisioned reports whether every cluster the profile matches runs its current spec,
+// provisioned and healthy; otherwise it names what the stage waits for.
+func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (bool, string, error) {
+	if !controllerutil.ContainsFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
+		return false, fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name), nil
+	}
+	var list configv1beta1.ClusterSummaryList
+	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
+		return false, "", err
+	}
+	byCluster := map[string]*configv1beta1.ClusterSummary{}
+	for i := range list.Items {
+		cs := &list.Items[i]
+		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
+	}
+	for _, ref := range profile.Status.MatchingClusterRefs {
+		cs := byCluster[ref.Namespace+"/"+ref.Name]
+		if cs == nil {
+			return false, fmt.Sprintf("Cluster %s/%s has no ClusterSummary yet.", ref.Namespace, ref.Name), nil
+		}
+		if !equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec) || !clustersummary.Provisioned(cs) {
+			return false, fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), nil
+		}
+	}
+	return true, "", nil
+}
+
+func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {
+	if profile.Annotations[checksAnnotation] != hex.EncodeToString(version) {
+		return rollout.ChecksNotStarted
+	}
+	if provisioned {
+		return rollout.ChecksPassing
+	}
+	return rollout.ChecksFailing
+}
+
+// applyPreVerification deploys the stage's preHealthCheckDeployment through its own profile.
+func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
+	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+		profile.Spec = configv1beta1.Spec{
+			ClusterSelector: stage.ClusterSelector, SyncMode: configv1beta1.SyncModeContinuous,
+			Tier: p.Spec.ProfileSpec.Tier, StopMatchingBehavior: configv1beta1.WithdrawPolicies,
+			PolicyRefs: preHealthRefs(stage),
+		}
+		if profile.Labels == nil {
+			profile.Labels = map[string]string{}
+		}
+		if profile.Annotations == nil {
+			profile.Annotations = map[string]string{}
+		}
+		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
+		profile.Labels[configv1beta1.PromotionVerificationLabel] = "true"
+		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
+		return controllerutil.SetControllerReference(p, profile, r.Scheme())
+	})
+	return err
+}
+
+func (r *Reconciler) preVerificationDeployed(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) (bool, error) {
+	profile := &configv1beta1.ClusterProfile{}
+	err := r.Get(ctx, client.ObjectKey{Name: preVerificationName(p, stage.Name)}, profile)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ok, _, err := r.provisioned(ctx, profile)
+	return ok, err
+}
+
+func (r *Reconciler) deletePreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
+	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
+	return client.IgnoreNotFound(r.Delete(ctx, profile))
+}
+
+// resetApproval clears approved in the spec once a manual stage has been promoted.
+func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int) error {
+	base := p.DeepCopy()
+	if m := p.Spec.Stages[idx].Trigger.Manual; m != nil {
+		m.Approved = nil
+	}
+	return r.Patch(ctx, p, client.MergeFrom(base))
+}
+
+// ownedProfiles lists every ClusterProfile the promotion generated.
+func (r *Reconciler) ownedProfiles(ctx context.Context, p *configv1beta1.ClusterPromotion) ([]configv1beta1.ClusterProfile, error) {
+	var list configv1beta1.ClusterProfileList
+	err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name})
+	return list.Items, err
+}
+
+// deleteRemovedStages deletes the profiles of stages the promotion no longer has.
+func (r *Reconciler) deleteRemovedStages(ctx context.Context, p *configv1beta1.ClusterPromotion) error {
+	profiles, err := r.ownedProfiles(ctx, p)
+	if err != nil {
+		return err
+	}
+	for i := range profiles {
+		if p.Spec.Stage(profiles[i].Annotations[configv1beta1.StageNameAnnotation]) == nil {
+			if err := client.IgnoreNotFound(r.Delete(ctx, &profiles[i])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reconcileDelete withdraws what the promotion deployed — its profiles are deleted and their
+// summaries withdraw the content — unless preserveClusterProfilesOnDelete keeps them.
+func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
+	profiles, err := r.ownedProfiles(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := range profiles {
+		pr := &profiles[i]
+		if p.Spec.PreserveClusterProfilesOnDelete {
+			// Without the owner reference, garbage collection leaves the profile alone.
+			base := pr.DeepCopy()
+			pr.OwnerReferences = slices.DeleteFunc(pr.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == p.UID })
+			if err := r.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
+				return ctrl.Result{}, err
+			}
+		} else if pr.DeletionTimestamp.IsZero() {
+			if err := client.IgnoreNotFound(r.Delete(ctx, pr)); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if !p.Spec.PreserveClusterProfilesOnDelete && len(profiles) > 0 {
+		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
+	}
+	controllerutil.RemoveFinalizer(p, configv1beta1.ClusterPromotionFinalizer)
+	return ctrl.Result{}, r.Update(ctx, p)
+}
+
+// SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'
+// changes, and on any change of their ClusterSummaries, so a stage advances the moment its last
+// cluster is provisioned.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&configv1beta1.ClusterPromotion{}).
+		Owns(&configv1beta1.ClusterProfile{}).
+		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary)).
+		Named("clusterpromotion").
+		Complete(r)
+}
+
+func (r *Reconciler) promotionOfSummary(ctx context.Context, obj client.Object) []reconcile.Request {
+	profile := &configv1beta1.ClusterProfile{}
+	if err := r.Get(ctx, client.ObjectKey{Name: obj.GetLabels()[configv1beta1.ClusterProfileNameLabel]}, profile); err != nil {
+		return nil
+	}
+	name := profile.Labels[configv1beta1.PromotionNameLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+}

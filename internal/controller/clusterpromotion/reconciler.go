@@ -1,0 +1,220 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package clusterpromotion reconciles ClusterPromotions: one ClusterProfile per stage, deployed
+// in order, each stage released by its trigger as internal/rollout decides.
+package clusterpromotion
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// Reconciler reconciles ClusterPromotions.
+type Reconciler struct {
+	client.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	p := &configv1beta1.ClusterPromotion{}
+	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := p.DeepCopy()
+	defer func() {
+		if !p.DeletionTimestamp.IsZero() || equality.Semantic.DeepEqual(before.Status, p.Status) {
+			return
+		}
+		if err := r.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+	if !p.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, p)
+	}
+	if controllerutil.AddFinalizer(p, configv1beta1.ClusterPromotionFinalizer) {
+		if err := r.Patch(ctx, p, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, err
+		}
+		before = p.DeepCopy()
+	}
+	res, err := r.reconcileNormal(ctx, p)
+	p.Status.ObservedGeneration = p.Generation
+	if err != nil {
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, "Error", err.Error())
+	}
+	return res, err
+}
+
+// hashes identify what restarts a promotion: the profile spec, and each stage's name and
+// selector (triggers are left out, so approving does not restart anything).
+func hashes(p *configv1beta1.ClusterPromotion) (profile, stages []byte) {
+	type stageKey struct {
+		Name     string `json:"name"`
+		Selector any    `json:"clusterSelector"`
+	}
+	var keys []stageKey
+	for _, s := range p.Spec.Stages {
+		keys = append(keys, stageKey{s.Name, s.ClusterSelector})
+	}
+	return digest(p.Spec.ProfileSpec), digest(keys)
+}
+
+func digest(v any) []byte {
+	data, _ := json.Marshal(v) // plain API structs: cannot fail
+	sum := sha256.Sum256(data)
+	return sum[:]
+}
+
+func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
+	now := metav1.NewTime(r.now())
+	profileHash, stagesHash := hashes(p)
+	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
+		// A new version starts again at the first stage; later stages keep the previous version
+		// until the rollout reaches them.
+		idx = 0
+		p.Status.Stages = []configv1beta1.StageStatus{{Name: p.Spec.Stages[0].Name, LastUpdateReconciledTime: &now}}
+		p.Status.CurrentStageName = p.Spec.Stages[0].Name
+		p.Status.LastPromotionTime = &now
+		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
+		if err := r.deleteRemovedStages(ctx, p); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	stage := &p.Spec.Stages[idx]
+	st := stageStatus(p, stage.Name)
+	st.LastStatusCheckTime = &now
+	profile, err := r.applyStageProfile(ctx, p, stage, false)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	provisioned, waitingOn, err := r.provisioned(ctx, profile)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if provisioned && st.LastSuccessfulAppliedTime == nil {
+		st.LastSuccessfulAppliedTime = &now
+	}
+	if !provisioned {
+		st.LastSuccessfulAppliedTime = nil
+	}
+	gate := rollout.StageGate{
+		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
+		Provisioned: provisioned,
+	}
+	if st.LastSuccessfulAppliedTime != nil {
+		gate.ProvisionedAt = st.LastSuccessfulAppliedTime.Time
+	}
+	if gate.Trigger.HasPreHealthCheckDeployment {
+		if gate.PreHealthCheckDeployed, err = r.preVerificationDeployed(ctx, p, stage); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if gate.Trigger.HasPostDelayHealthChecks {
+		gate.PostDelayChecks = postDelayState(profile, provisioned, p.Status.ProfileSpecHash)
+	}
+	decision, err := rollout.DecideStage(gate, now.Time)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	desc := decision.Description
+	st.CurrentStatusDescription = &desc
+	st.FailureMessage = nil
+	if waitingOn != "" {
+		st.FailureMessage = &waitingOn
+	}
+	return r.act(ctx, p, idx, decision, now)
+}
+
+// act carries a stage decision out.
+func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, now metav1.Time) (ctrl.Result, error) {
+	stage := &p.Spec.Stages[idx]
+	switch d.Action {
+	case rollout.DeployPreHealthCheck:
+		return ctrl.Result{}, r.applyPreVerification(ctx, p, stage)
+	case rollout.RunPostDelayChecks:
+		_, err := r.applyStageProfile(ctx, p, stage, true)
+		return ctrl.Result{}, err
+	case rollout.Advance, rollout.Complete:
+		if err := r.deletePreVerification(ctx, p, stage); err != nil {
+			return ctrl.Result{}, err
+		}
+		if d.ResetApproval {
+			if err := r.resetApproval(ctx, p, idx); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		if d.Action == rollout.Complete {
+			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, "Promoted", "every stage is deployed")
+			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, "Promoted", "every stage is deployed")
+			return ctrl.Result{}, nil
+		}
+		next := p.Spec.Stages[idx+1].Name
+		p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: next, LastUpdateReconciledTime: &now})
+		p.Status.CurrentStageName = next
+		p.Status.LastPromotionTime = &now
+		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "StagePromoted", "promoted to stage "+next)
+		return ctrl.Result{Requeue: true}, nil
+	}
+	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, "Progressing",
+		fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting",
+		fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+	if !d.RequeueAt.IsZero() {
+		return ctrl.Result{RequeueAfter: max(d.RequeueAt.Sub(now.Time), time.Millisecond)}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.StageStatus {
+	for i := range p.Status.Stages {
+		if p.Status.Stages[i].Name == name {
+			return &p.Status.Stages[i]
+		}
+	}
+	p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: name})
+	return &p.Status.Stages[len(p.Status.Stages)-1]
+}
+
+func setCondition(p *configv1beta1.ClusterPromotion, t string, s metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+}

@@ -1,0 +1,156 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+func promotion(name, cm string, stages ...configv1beta1.Stage) *configv1beta1.ClusterPromotion {
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{configMapRef(cm)}
+	p.Spec.Stages = stages
+	return p
+}
+
+func stage(name, env string, trigger *configv1beta1.Trigger) configv1beta1.Stage {
+	s := configv1beta1.Stage{Name: name, Trigger: trigger}
+	s.ClusterSelector.MatchLabels = map[string]string{"env": env}
+	return s
+}
+
+func createPromotion(t *testing.T, p *configv1beta1.ClusterPromotion) {
+	t.Helper()
+	c := testenv.Client(t)
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), p)
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("promotion %s still there (%v)", p.Name, err)
+			}
+			return nil
+		})
+	})
+}
+
+func getPromotion(ctx context.Context, t *testing.T, name string) (*configv1beta1.ClusterPromotion, error) {
+	p := &configv1beta1.ClusterPromotion{}
+	return p, testenv.Client(t).Get(ctx, client.ObjectKey{Name: name}, p)
+}
+
+// TestAutoPromotion promotes from dev to staging after a soak delay, and no cluster of staging
+// gets the content before dev has it and the delay is over.
+func TestAutoPromotion(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-promo-auto"
+	createConfigMap(t, "e2e-promo-auto", map[string]string{"cm.yaml": configMapManifest(ns, "settings", "v1")})
+	delay := &metav1.Duration{Duration: 3 * time.Second}
+	p := promotion("e2e-promo-auto", "e2e-promo-auto",
+		stage("dev", "dev", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: delay}}),
+		stage("staging", "staging", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: delay}}))
+	createPromotion(t, p)
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) {
+			return fmt.Errorf("not Ready: stage %s, %+v", got.Status.CurrentStageName, got.Status.Conditions)
+		}
+		if got.Status.CurrentStageName != "staging" || len(got.Status.Stages) != 2 ||
+			got.Status.Stages[0].CurrentStatusDescription == nil || !strings.HasPrefix(*got.Status.Stages[0].CurrentStatusDescription, "Successfully provisioned (") {
+			return fmt.Errorf("status %+v", got.Status)
+		}
+		return nil
+	})
+	dev, err := managed(t, "dev").CoreV1().ConfigMaps(ns).Get(t.Context(), "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staging, err := managed(t, "staging").CoreV1().ConfigMaps(ns).Get(t.Context(), "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := staging.CreationTimestamp.Sub(dev.CreationTimestamp.Time); gap < 2*time.Second {
+		t.Errorf("staging got the content %s after dev, before dev's 3s soak was over", gap)
+	}
+}
+
+// TestManualPromotion stops before production until the stage is approved with the seed's
+// kubectl patch, then resets the approval.
+func TestManualPromotion(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-promo-manual"
+	createConfigMap(t, "e2e-promo-manual", map[string]string{"cm.yaml": configMapManifest(ns, "settings", "v1")})
+	p := promotion("e2e-promo-manual", "e2e-promo-manual",
+		stage("staging", "qa", &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{Approved: ptr(false)}}),
+		stage("production", "prod", nil))
+	createPromotion(t, p)
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		if len(got.Status.Stages) == 0 || got.Status.Stages[0].CurrentStatusDescription == nil ||
+			!strings.HasPrefix(*got.Status.Stages[0].CurrentStatusDescription, "Paused: Awaiting Manual Approval") {
+			return fmt.Errorf("stages %+v", got.Status.Stages)
+		}
+		return nil
+	})
+	if _, err := summary(t.Context(), t, p.Name+"-production", "prod"); !apierrors.IsNotFound(err) {
+		t.Fatalf("production deployed before approval (%v)", err)
+	}
+
+	// The seed's approval: kubectl patch --type=json replace /spec/stages/0/trigger/manual/approved true.
+	patch := []byte(`[{"op": "replace", "path": "/spec/stages/0/trigger/manual/approved", "value": true}]`)
+	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	expectFeature(t, p.Name+"-production", "prod", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		if a := got.Spec.Stages[0].Trigger.Manual.Approved; a != nil && *a {
+			return fmt.Errorf("approved not reset")
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) {
+			return fmt.Errorf("not Ready: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+}
