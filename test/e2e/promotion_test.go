@@ -154,3 +154,42 @@ func TestManualPromotion(t *testing.T) {
 		return nil
 	})
 }
+
+// TestPromotionStopsAtAFailingStage is seed 002's failure scenario: values the chart rejects stop
+// the promotion at dev with a clear status, and no later stage is touched.
+func TestPromotionStopsAtAFailingStage(t *testing.T) {
+	t.Parallel()
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-promo-fail"}}
+	p.Spec.ProfileSpec.HelmCharts = []configv1beta1.HelmChart{{
+		RepositoryURL: repoURL(t), RepositoryName: "kyverno", ChartName: "kyverno/kyverno", ChartVersion: "3.6.2",
+		ReleaseName: "kyverno-latest", ReleaseNamespace: "e2e-promo-fail", HelmChartAction: configv1beta1.HelmChartActionInstall,
+		Values: "admissionController:\n  replicas: true\n",
+	}}
+	delay := &metav1.Duration{Duration: time.Second}
+	p.Spec.Stages = []configv1beta1.Stage{
+		stage("dev", "dev", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: delay}}),
+		stage("staging", "staging", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: delay}}),
+	}
+	createPromotion(t, p)
+
+	cs := expectFeature(t, "e2e-promo-fail-dev", "dev", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureHelm); !strings.Contains(msg, "replicas") {
+		t.Errorf("failure message %q does not point at the bad value", msg)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		want := "ClusterSummary e2e-promo-fail-dev-sveltos-dev is not yet provisioned."
+		if got.Status.CurrentStageName != "dev" || len(got.Status.Stages) != 1 || got.Status.Stages[0].FailureMessage == nil ||
+			*got.Status.Stages[0].FailureMessage != want {
+			return fmt.Errorf("status %+v", got.Status)
+		}
+		return nil
+	})
+	err := testenv.Client(t).Get(t.Context(), client.ObjectKey{Name: "e2e-promo-fail-staging"}, &configv1beta1.ClusterProfile{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("the staging stage was started (%v)", err)
+	}
+}
