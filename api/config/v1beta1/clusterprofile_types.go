@@ -79,6 +79,11 @@ type Status struct {
 	// SuspensionReason says why reconciliation is suspended.
 	// +optional
 	SuspensionReason *string `json:"suspensionReason,omitempty"`
+
+	// ObservedGeneration is the generation of the spec matchingClusters and the rollout lists
+	// were computed for. Until it equals metadata.generation they may describe an earlier spec.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // ClusterProfile deploys Helm charts, manifests and kustomizations to every cluster its

@@ -152,6 +152,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 			errors.New("not updated yet: the cluster is "+reason)))
 	}
 	profile.Status.FailedClusters = failed
+	profile.Status.ObservedGeneration = profile.Generation
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
 	if err != nil {

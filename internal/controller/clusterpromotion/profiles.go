@@ -104,7 +104,9 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 // provisioned reports whether every cluster the profile matches runs its current spec,
 // provisioned and healthy; otherwise it names what the stage waits for.
 func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (bool, string, error) {
-	if !controllerutil.ContainsFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
+	// Until the profile's status describes its current spec, matchingClusters may be empty or
+	// stale, and an empty list would pass the stage vacuously.
+	if profile.Status.ObservedGeneration != profile.Generation {
 		return false, fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name), nil
 	}
 	var list configv1beta1.ClusterSummaryList
