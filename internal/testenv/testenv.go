@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,7 +143,10 @@ func Client(t testing.TB) client.Client {
 func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logger := testr.NewWithInterface(t, testr.Options{Verbosity: 1})
+	// Goroutines of the manager (the event broadcaster, say) may log after the test ended, which
+	// testing forbids: the sink stops forwarding once the test's cleanup is done.
+	ended := &atomic.Bool{}
+	logger := logr.New(&endingSink{LogSink: testr.NewWithInterface(t, testr.Options{Verbosity: 1}).GetSink(), ended: ended})
 	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -165,8 +169,36 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() { cancel(); <-done; ended.Store(true) })
 	return mgr
+}
+
+// endingSink drops log lines once ended is set.
+type endingSink struct {
+	logr.LogSink
+	ended *atomic.Bool
+}
+
+func (s *endingSink) Enabled(level int) bool { return !s.ended.Load() && s.LogSink.Enabled(level) }
+
+func (s *endingSink) Info(level int, msg string, kv ...any) {
+	if !s.ended.Load() {
+		s.LogSink.Info(level, msg, kv...)
+	}
+}
+
+func (s *endingSink) Error(err error, msg string, kv ...any) {
+	if !s.ended.Load() {
+		s.LogSink.Error(err, msg, kv...)
+	}
+}
+
+func (s *endingSink) WithValues(kv ...any) logr.LogSink {
+	return &endingSink{LogSink: s.LogSink.WithValues(kv...), ended: s.ended}
+}
+
+func (s *endingSink) WithName(name string) logr.LogSink {
+	return &endingSink{LogSink: s.LogSink.WithName(name), ended: s.ended}
 }
 
 // Eventually polls cond until it returns nil or the timeout passes, then fails the test with
