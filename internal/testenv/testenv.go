@@ -23,7 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,7 +145,7 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Goroutines of the manager (the event broadcaster, say) may log after the test ended, which
 	// testing forbids: the sink stops forwarding once the test's cleanup is done.
-	ended := &atomic.Bool{}
+	ended := &testEnd{}
 	logger := logr.New(&endingSink{LogSink: testr.NewWithInterface(t, testr.Options{Verbosity: 1}).GetSink(), ended: ended})
 	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
 		Scheme:                 scheme.New(),
@@ -169,28 +169,40 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done; ended.Store(true) })
+	t.Cleanup(func() { cancel(); <-done; ended.set() })
 	return mgr
 }
 
-// endingSink drops log lines once ended is set.
-type endingSink struct {
-	logr.LogSink
-	ended *atomic.Bool
+// testEnd records that a test ended. The lock makes the end wait for log lines in flight, so
+// none reaches the test after it completed.
+type testEnd struct {
+	mu    sync.RWMutex
+	ended bool
 }
 
-func (s *endingSink) Enabled(level int) bool { return !s.ended.Load() && s.LogSink.Enabled(level) }
+func (e *testEnd) set() { e.mu.Lock(); e.ended = true; e.mu.Unlock() }
+
+// do runs log unless the test ended.
+func (e *testEnd) do(log func()) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if !e.ended {
+		log()
+	}
+}
+
+// endingSink drops log lines once the test ended.
+type endingSink struct {
+	logr.LogSink
+	ended *testEnd
+}
 
 func (s *endingSink) Info(level int, msg string, kv ...any) {
-	if !s.ended.Load() {
-		s.LogSink.Info(level, msg, kv...)
-	}
+	s.ended.do(func() { s.LogSink.Info(level, msg, kv...) })
 }
 
 func (s *endingSink) Error(err error, msg string, kv ...any) {
-	if !s.ended.Load() {
-		s.LogSink.Error(err, msg, kv...)
-	}
+	s.ended.do(func() { s.LogSink.Error(err, msg, kv...) })
 }
 
 func (s *endingSink) WithValues(kv ...any) logr.LogSink {
