@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -263,8 +264,12 @@ func (l layout) initialise(specs []ClusterSpec) (*state, error) {
 	return st, saveState(l.stateFile(), st)
 }
 
-// freePorts reserves n distinct loopback ports by listening on them all at once.
+// freePorts reserves n distinct loopback ports by listening on them all at once. They are picked
+// below the kernel's ephemeral range: a port from that range can be taken by any outgoing
+// connection's local end while a component is down, and then a restarted component could not
+// listen on it again.
 func freePorts(n int) ([]int, error) {
+	low, high := portRange()
 	var ports []int
 	var listeners []net.Listener
 	defer func() {
@@ -272,15 +277,31 @@ func freePorts(n int) ([]int, error) {
 			_ = ln.Close()
 		}
 	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	for attempts := 0; len(ports) < n; attempts++ {
+		if attempts > 100*n {
+			return nil, fmt.Errorf("found only %d free ports between %d and %d", len(ports), low, high)
+		}
+		port := low + rand.IntN(high-low)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+itoa(port))
 		if err != nil {
-			return nil, err
+			continue
 		}
 		listeners = append(listeners, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// portRange is where sandbox ports are picked: from 20000 up to the start of the ephemeral range.
+func portRange() (int, int) {
+	low, high := 20000, 32768
+	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var start, end int
+		if _, err := fmt.Sscan(string(data), &start, &end); err == nil && start > low+1000 {
+			high = start
+		}
+	}
+	return low, high
 }
 
 // FindKubeBin locates the Kubernetes components built by `make kube`: $STAGECOACH_KUBE_BIN, then
