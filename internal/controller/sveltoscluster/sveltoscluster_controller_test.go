@@ -18,12 +18,10 @@ package sveltoscluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -120,7 +118,10 @@ func TestSveltosClusterConnectivity(t *testing.T) {
 	checkCacheFollowsSecret(t, c, cache, kubeconfig)
 
 	// The API server dies: after three failed probes the cluster is Down, saying why.
-	apiserver := killProcess(t, dir, "a-kube-apiserver")
+	const apiserver = "a-kube-apiserver"
+	if err := sandbox.Kill(dir, apiserver); err != nil {
+		t.Fatal(err)
+	}
 	var downMessage string
 	waitForStatus(t, c, a, "Down with connection refused", func(s libv1beta1.SveltosClusterStatus) bool {
 		if s.FailureMessage != nil {
@@ -217,39 +218,6 @@ func startController(t *testing.T, cfg *rest.Config) *fleet.Cache {
 		}
 	})
 	return cache
-}
-
-// killProcess SIGKILLs the sandbox process of that name and waits until it is gone.
-func killProcess(t *testing.T, dir, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var state struct {
-		Processes []struct {
-			Name string `json:"name"`
-			PID  int    `json:"pid"`
-		} `json:"processes"`
-	}
-	if err := json.Unmarshal(data, &state); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range state.Processes {
-		if p.Name != name {
-			continue
-		}
-		if err := syscall.Kill(p.PID, syscall.SIGKILL); err != nil {
-			t.Fatalf("killing %s (pid %d): %v", name, p.PID, err)
-		}
-		poll(t, name+" gone", func() (bool, string) {
-			// The sandbox started it from this process, which reaps it.
-			return syscall.Kill(p.PID, 0) != nil, ""
-		})
-		return fmt.Sprintf("%s (pid %d)", name, p.PID)
-	}
-	t.Fatalf("no process %s in the sandbox state", name)
-	return ""
 }
 
 func objKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
