@@ -25,6 +25,9 @@ const (
 	tierStorage = iota
 	tierAPIServer
 	tierControllers
+	// tierAttached holds programs started next to the fleet with Attach (a controller, a chart
+	// repository): `down` stops them first, and `up` leaves them to whoever attached them.
+	tierAttached
 )
 
 // ServiceClusterIPRange is the virtual Service range of every sandbox cluster.
@@ -48,7 +51,7 @@ func (l layout) kubeconfig(cluster string) string {
 func (l layout) etcd(st *state) *process {
 	client := "http://127.0.0.1:" + itoa(st.EtcdPort)
 	peer := "http://127.0.0.1:" + itoa(st.EtcdPeerPort)
-	return &process{Name: "etcd", Tier: tierStorage, Args: []string{
+	return &process{Name: "etcd", Tier: tierStorage, Ports: []int{st.EtcdPort, st.EtcdPeerPort}, Args: []string{
 		l.bin("etcd"),
 		"--name=sandbox",
 		"--data-dir=" + l.etcdData(),
@@ -68,7 +71,7 @@ func (l layout) etcd(st *state) *process {
 
 func (l layout) apiserver(st *state, c *clusterState) *process {
 	p := l.pki()
-	return &process{Name: c.Name + "-kube-apiserver", Tier: tierAPIServer, Args: []string{
+	return &process{Name: c.Name + "-kube-apiserver", Tier: tierAPIServer, Ports: []int{c.APIServerPort}, Args: []string{
 		l.bin("kube-apiserver"),
 		"--etcd-servers=http://127.0.0.1:" + itoa(st.EtcdPort),
 		// One etcd serves every cluster; each cluster keeps its objects under its own prefix.
@@ -98,7 +101,7 @@ func (l layout) apiserver(st *state, c *clusterState) *process {
 func (l layout) controllerManager(c *clusterState) *process {
 	p := l.pki()
 	kc := l.kubeconfig(c.Name)
-	return &process{Name: c.Name + "-kube-controller-manager", Tier: tierControllers, Args: []string{
+	return &process{Name: c.Name + "-kube-controller-manager", Tier: tierControllers, Ports: []int{c.ControllerManagerPort}, Args: []string{
 		l.bin("kube-controller-manager"),
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
@@ -121,7 +124,7 @@ func (l layout) controllerManager(c *clusterState) *process {
 func (l layout) scheduler(c *clusterState) *process {
 	p := l.pki()
 	kc := l.kubeconfig(c.Name)
-	return &process{Name: c.Name + "-kube-scheduler", Tier: tierControllers, Args: []string{
+	return &process{Name: c.Name + "-kube-scheduler", Tier: tierControllers, Ports: []int{c.SchedulerPort}, Args: []string{
 		l.bin("kube-scheduler"),
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
@@ -141,7 +144,7 @@ func (l layout) scheduler(c *clusterState) *process {
 // according to the stage definitions that `make kube` installs next to the binaries.
 func (l layout) kwok(c *clusterState) *process {
 	p := l.pki()
-	return &process{Name: c.Name + "-kwok", Tier: tierControllers, Args: []string{
+	return &process{Name: c.Name + "-kwok", Tier: tierControllers, Ports: []int{c.KwokPort}, Args: []string{
 		l.bin("kwok"),
 		"--kubeconfig=" + l.kubeconfig(c.Name),
 		"--config=" + l.bin(kwokStagesFile),

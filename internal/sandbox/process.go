@@ -36,6 +36,8 @@ type process struct {
 	Tier int      `json:"tier"` // stopped in decreasing tier order: etcd (0) goes last
 	Args []string `json:"args"`
 	PID  int      `json:"pid"`
+	// Ports are the loopback ports the process listens on.
+	Ports []int `json:"ports,omitempty"`
 
 	// exited is closed when a process started by this program exits; nil for processes found in
 	// the state file, which are checked through /proc instead.

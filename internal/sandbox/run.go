@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,6 +46,9 @@ func (l layout) run(ctx context.Context, st *state, log logr.Logger) error {
 				continue
 			}
 			log.V(1).Info("starting", "component", p.Name)
+			if err := waitPortsFree(ctx, p); err != nil {
+				return err
+			}
 			if err := p.start(l.logs()); err != nil {
 				return err
 			}
@@ -108,6 +112,30 @@ func (l layout) bootstrap(ctx context.Context, st *state, c clusterState) error 
 		_, err = cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", getOpts)
 		return err == nil, nil
 	})
+}
+
+// waitPortsFree waits until every port of p can be listened on. A component that was just killed
+// may leave its sockets behind for a moment, and starting it again before they are gone would
+// make it exit with "address already in use".
+func waitPortsFree(ctx context.Context, p *process) error {
+	var busy int
+	err := pollUntilTimeout(ctx, 20*time.Second, func(context.Context) bool {
+		busy = 0
+		for _, port := range p.Ports {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+itoa(port))
+			if err != nil {
+				busy = port
+				return false
+			}
+			_ = ln.Close()
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("port %d of %s is held by another program (see `ss -ltnp 'sport = :%d'`); stop it, or start afresh with stagecoach sandbox down",
+			busy, p.Name, busy)
+	}
+	return nil
 }
 
 func (l layout) waitEtcd(ctx context.Context, st *state) error {
@@ -209,4 +237,10 @@ func pollUntil(ctx context.Context, cond func(context.Context) bool) error {
 	return wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
 		return cond(ctx), nil
 	})
+}
+
+func pollUntilTimeout(ctx context.Context, timeout time.Duration, cond func(context.Context) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return pollUntil(ctx, cond)
 }

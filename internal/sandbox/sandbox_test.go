@@ -208,9 +208,3 @@ func waitDeploymentAvailable(ctx context.Context, t *testing.T, cs kubernetes.In
 		t.Fatalf("deployment %s never became Available: %v", name, err)
 	}
 }
-
-func pollUntilTimeout(ctx context.Context, timeout time.Duration, cond func(context.Context) bool) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return pollUntil(ctx, cond)
-}
