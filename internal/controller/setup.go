@@ -84,7 +84,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", func() error {
-			return (&clusterpromotion.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+			return (&clusterpromotion.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{

@@ -34,6 +34,11 @@ const (
 
 	// PromotionProgressingCondition is True while a stage is being deployed or waited on.
 	PromotionProgressingCondition = "Progressing"
+
+	// PromotionStalledCondition is True while the rollout cannot go on without a change from
+	// the user: a malformed promotion window, or a cluster of the current stage whose
+	// deployment failed for good (FailedNonRetriable).
+	PromotionStalledCondition = "Stalled"
 )
 
 // ClusterPromotionSpec is a configuration and the ordered stages it is rolled out through.

@@ -101,33 +101,51 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 	return profile, nil
 }
 
-// provisioned reports whether every cluster the profile matches runs its current spec,
-// provisioned and healthy; otherwise it names what the stage waits for.
-func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (bool, string, error) {
+// stageState is where the clusters of a stage profile stand.
+type stageState struct {
+	// done: every cluster the profile matches runs its current spec, provisioned and healthy.
+	done bool
+	// waitingOn names what the stage waits for when it is not done, in upstream's words.
+	waitingOn string
+	// failed is a deployment failure that will not be retried on the current spec, with the
+	// ClusterSummary it comes from; empty when there is none.
+	failed string
+}
+
+// provisioned tells whether every cluster the profile matches runs its current spec,
+// provisioned and healthy, and otherwise what the stage waits for.
+func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (stageState, error) {
 	// Until the profile's status describes its current spec, matchingClusters may be empty or
 	// stale, and an empty list would pass the stage vacuously.
 	if profile.Status.ObservedGeneration != profile.Generation {
-		return false, fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name), nil
+		return stageState{waitingOn: fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name)}, nil
 	}
 	var list configv1beta1.ClusterSummaryList
 	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
-		return false, "", err
+		return stageState{}, err
 	}
 	byCluster := map[string]*configv1beta1.ClusterSummary{}
 	for i := range list.Items {
 		cs := &list.Items[i]
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
+	st := stageState{done: true}
 	for _, ref := range profile.Status.MatchingClusterRefs {
 		cs := byCluster[ref.Namespace+"/"+ref.Name]
 		if cs == nil {
-			return false, fmt.Sprintf("Cluster %s/%s has no ClusterSummary yet.", ref.Namespace, ref.Name), nil
+			return stageState{waitingOn: fmt.Sprintf("Cluster %s/%s has no ClusterSummary yet.", ref.Namespace, ref.Name)}, nil
 		}
-		if !equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec) || !clustersummary.Provisioned(cs) {
-			return false, fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), nil
+		current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+		if !current || !clustersummary.Provisioned(cs) {
+			if st.done {
+				st = stageState{waitingOn: fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name)}
+			}
+			if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
+				st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
+			}
 		}
 	}
-	return true, "", nil
+	return st, nil
 }
 
 func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {
@@ -172,8 +190,8 @@ func (r *Reconciler) preVerificationDeployed(ctx context.Context, p *configv1bet
 	if err != nil {
 		return false, err
 	}
-	ok, _, err := r.provisioned(ctx, profile)
-	return ok, err
+	st, err := r.provisioned(ctx, profile)
+	return st.done, err
 }
 
 func (r *Reconciler) deletePreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
@@ -181,11 +199,14 @@ func (r *Reconciler) deletePreVerification(ctx context.Context, p *configv1beta1
 	return client.IgnoreNotFound(r.Delete(ctx, profile))
 }
 
-// resetApproval clears approved in the spec once a manual stage has been promoted.
+// resetApproval sets approved back to false once a manual stage has been promoted. Upstream
+// removes the field instead; false means the same, and keeps the documented
+// `kubectl patch --type=json` "replace" of /trigger/manual/approved working for the next version.
 func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int) error {
 	base := p.DeepCopy()
 	if m := p.Spec.Stages[idx].Trigger.Manual; m != nil {
-		m.Approved = nil
+		approved := false
+		m.Approved = &approved
 	}
 	return r.Patch(ctx, p, client.MergeFrom(base))
 }

@@ -27,10 +27,12 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -42,8 +44,28 @@ import (
 // Reconciler reconciles ClusterPromotions.
 type Reconciler struct {
 	client.Client
+	// Recorder receives an Event at every transition of a promotion; nil records none.
+	Recorder events.EventRecorder
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// Event reasons.
+const (
+	ReasonRolloutStarted   = "RolloutStarted"
+	ReasonStagePromoted    = "StagePromoted"
+	ReasonPromoted         = "Promoted"
+	ReasonWaiting          = "Waiting"
+	ReasonAwaitingApproval = "AwaitingApproval"
+	ReasonDeploymentFailed = "DeploymentFailed"
+	ReasonInvalidWindow    = "InvalidPromotionWindow"
+	ReasonError            = "Error"
+)
+
+func (r *Reconciler) event(p *configv1beta1.ClusterPromotion, eventType, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(p, nil, eventType, reason, "Promote", format, args...)
+	}
 }
 
 func (r *Reconciler) now() time.Time {
@@ -78,8 +100,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	res, err := r.reconcileNormal(ctx, p)
 	p.Status.ObservedGeneration = p.Generation
+	if apierrors.IsConflict(err) {
+		// Another writer got there first: read again, nothing to report.
+		return ctrl.Result{Requeue: true}, nil
+	}
 	if err != nil {
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, "Error", err.Error())
+		r.transition(p, corev1.EventTypeWarning, ReasonError, err.Error())
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonError, err.Error())
 	}
 	return res, err
 }
@@ -116,6 +143,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		p.Status.CurrentStageName = p.Spec.Stages[0].Name
 		p.Status.LastPromotionTime = &now
 		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
+		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "rolling out profile spec %x, starting with stage %s",
+			profileHash[:4], p.Status.CurrentStageName)
 		if err := r.deleteRemovedStages(ctx, p); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -127,10 +156,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	provisioned, waitingOn, err := r.provisioned(ctx, profile)
+	state, err := r.provisioned(ctx, profile)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	provisioned := state.done
+	r.setStalled(p, ReasonDeploymentFailed, state.failed)
 	if provisioned && st.LastSuccessfulAppliedTime == nil {
 		st.LastSuccessfulAppliedTime = &now
 	}
@@ -154,15 +185,43 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	}
 	decision, err := rollout.DecideStage(gate, now.Time)
 	if err != nil {
-		return ctrl.Result{}, err
+		// Only a malformed promotion window gets here: nothing but a spec change can fix it.
+		msg := err.Error()
+		st.FailureMessage = &msg
+		r.setStalled(p, ReasonInvalidWindow, msg)
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
+		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
+		return ctrl.Result{}, nil
 	}
 	desc := decision.Description
 	st.CurrentStatusDescription = &desc
 	st.FailureMessage = nil
-	if waitingOn != "" {
-		st.FailureMessage = &waitingOn
+	if state.waitingOn != "" {
+		st.FailureMessage = &state.waitingOn
 	}
 	return r.act(ctx, p, idx, decision, now)
+}
+
+// setStalled sets the Stalled condition: True with reason and msg, or False when msg is empty.
+// A Warning Event marks each new reason to stall.
+func (r *Reconciler) setStalled(p *configv1beta1.ClusterPromotion, reason, msg string) {
+	if msg == "" {
+		if meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionStalledCondition) {
+			setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionFalse, "Progressing", "nothing blocks the rollout")
+		}
+		return
+	}
+	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionStalledCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
+		r.event(p, corev1.EventTypeWarning, reason, "%s", msg)
+	}
+	setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionTrue, reason, msg)
+}
+
+// transition records an Event when the Ready condition is about to say something new.
+func (r *Reconciler) transition(p *configv1beta1.ClusterPromotion, eventType, reason, msg string) {
+	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionReadyCondition); c == nil || c.Message != msg || c.Reason != reason {
+		r.event(p, eventType, reason, "%s", msg)
+	}
 }
 
 // act carries a stage decision out.
@@ -184,19 +243,27 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 			}
 		}
 		if d.Action == rollout.Complete {
-			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, "Promoted", "every stage is deployed")
-			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, "Promoted", "every stage is deployed")
+			const msg = "every stage is deployed"
+			r.transition(p, corev1.EventTypeNormal, ReasonPromoted, msg)
+			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, ReasonPromoted, msg)
+			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonPromoted, msg)
 			return ctrl.Result{}, nil
 		}
 		next := p.Spec.Stages[idx+1].Name
+		r.event(p, corev1.EventTypeNormal, ReasonStagePromoted, "stage %s is done; promoting to stage %s", stage.Name, next)
 		p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: next, LastUpdateReconciledTime: &now})
 		p.Status.CurrentStageName = next
 		p.Status.LastPromotionTime = &now
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "StagePromoted", "promoted to stage "+next)
 		return ctrl.Result{Requeue: true}, nil
 	}
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, "Progressing",
-		fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+	msg := fmt.Sprintf("stage %s: %s", stage.Name, d.Message)
+	reason := ReasonWaiting
+	if d.Message == rollout.DescAwaitingApproval {
+		reason = ReasonAwaitingApproval
+	}
+	r.transition(p, corev1.EventTypeNormal, reason, msg)
+	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, reason, msg)
 	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting",
 		fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
 	if !d.RequeueAt.IsZero() {

@@ -42,6 +42,25 @@ func Provisioned(cs *configv1beta1.ClusterSummary) bool {
 	return true
 }
 
+// FailedForGood returns the failure of a feature that will not be retried on the current spec
+// (FailedNonRetriable), as "<feature>: <message>"; empty when there is none.
+func FailedForGood(cs *configv1beta1.ClusterSummary) string {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return ""
+	}
+	for _, f := range cs.Status.FeatureSummaries {
+		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
+			continue
+		}
+		msg := "failed"
+		if f.FailureMessage != nil {
+			msg = *f.FailureMessage
+		}
+		return string(f.FeatureID) + ": " + msg
+	}
+	return ""
+}
+
 // featuresWithContent lists the features a spec deploys something with, in deployment order.
 func featuresWithContent(spec *configv1beta1.Spec) []libv1beta1.FeatureID {
 	var ids []libv1beta1.FeatureID
