@@ -82,7 +82,7 @@ func updateProfile(t *testing.T, name string, mutate func(*configv1beta1.Cluster
 
 // createConfigMap creates a ConfigMap in the management cluster's default namespace, removed
 // when the test ends.
-func createConfigMap(t *testing.T, name string, data map[string]string) {
+func createConfigMap(t testing.TB, name string, data map[string]string) {
 	t.Helper()
 	c := testenv.Client(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: data}

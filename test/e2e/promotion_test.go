@@ -47,7 +47,7 @@ func stage(name, env string, trigger *configv1beta1.Trigger) configv1beta1.Stage
 	return s
 }
 
-func createPromotion(t *testing.T, p *configv1beta1.ClusterPromotion) {
+func createPromotion(t testing.TB, p *configv1beta1.ClusterPromotion) {
 	t.Helper()
 	c := testenv.Client(t)
 	if err := c.Create(t.Context(), p); err != nil {
