@@ -22,9 +22,21 @@ build: ## Build the stagecoach binary into bin/.
 test: kube verify-generated vet ## Run all tests: unit, schema and sandbox (builds the Kubernetes components first).
 	go test -timeout 60m ./...
 
+DEMO_DIR   ?= $(CURDIR)/.demo
+DEMO_FLAGS ?=
+
+.PHONY: demo
+demo: build kube ## Run the guided demo: a sandbox fleet and a promotion through dev, staging and prod (DEMO_FLAGS=--unattended to run it without asking).
+	$(BIN)/stagecoach demo --dir $(DEMO_DIR) $(DEMO_FLAGS)
+
+.PHONY: demo-down
+demo-down: ## Stop and remove the demo's fleet.
+	$(BIN)/stagecoach sandbox down --dir $(DEMO_DIR)
+
 .PHONY: bench
-bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, and a chart rollout to three sandbox clusters.
+bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, promotion latency, and a chart rollout to three sandbox clusters.
 	go test -run '^$$' -bench . -benchmem ./internal/health/ ./internal/fleet/
+	go test -run '^$$' -bench PromotionLatency -benchtime 10x ./test/e2e/
 	./hack/measure-rollout.sh
 
 .PHONY: vet

@@ -120,7 +120,7 @@ func newSandboxDownCommand() *cobra.Command {
 }
 
 func newSandboxChartsCommand() *cobra.Command {
-	var dir string
+	var dir, addr string
 	cmd := &cobra.Command{
 		Use:   "charts --charts DIR",
 		Short: "Serve the charts under DIR as a Helm chart repository on loopback until interrupted",
@@ -129,7 +129,7 @@ versions from one source) and serve them as a Helm chart repository on 127.0.0.1
 Profiles in a sandbox fleet can then use repositoryURL: <URL>.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			url, stop, err := chartrepo.Serve(cmd.Context(), dir)
+			url, stop, err := chartrepo.ServeOn(cmd.Context(), dir, addr)
 			if err != nil {
 				return err
 			}
@@ -140,5 +140,6 @@ Profiles in a sandbox fleet can then use repositoryURL: <URL>.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "charts", "testdata/charts", "directory of chart sources")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	return cmd
 }

@@ -149,6 +149,11 @@ func WriteIndex(outDir, baseURL string) error {
 // repository on 127.0.0.1 with a random port. It returns the repository URL (ending in "/")
 // and stop, which shuts the server down and removes the packages; ctx ending stops it too.
 func Serve(ctx context.Context, dir string) (url string, stop func(), err error) {
+	return ServeOn(ctx, dir, "127.0.0.1:0")
+}
+
+// ServeOn is Serve on the given listen address.
+func ServeOn(ctx context.Context, dir, addr string) (url string, stop func(), err error) {
 	out, err := os.MkdirTemp("", "stagecoach-chartrepo-")
 	if err != nil {
 		return "", nil, err
@@ -158,7 +163,7 @@ func Serve(ctx context.Context, dir string) (url string, stop func(), err error)
 		cleanup()
 		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		cleanup()
 		return "", nil, err
