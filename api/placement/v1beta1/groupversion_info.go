@@ -48,6 +48,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&StagedUpdateRun{}, &StagedUpdateRunList{},
 		&ClusterApprovalRequest{}, &ClusterApprovalRequestList{},
 		&ApprovalRequest{}, &ApprovalRequestList{},
+		&ClusterResourceBinding{}, &ClusterResourceBindingList{},
+		&ResourceBinding{}, &ResourceBindingList{},
+		&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{},
+		&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
