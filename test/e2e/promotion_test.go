@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,10 +187,74 @@ func TestPromotionStopsAtAFailingStage(t *testing.T) {
 			*got.Status.Stages[0].FailureMessage != want {
 			return fmt.Errorf("status %+v", got.Status)
 		}
+		// Stalled says why in full: the chart's values are rejected until someone changes them.
+		stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionStalledCondition)
+		if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Reason != "DeploymentFailed" ||
+			!strings.Contains(stalled.Message, "e2e-promo-fail-dev-sveltos-dev") || !strings.Contains(stalled.Message, "replicas") {
+			return fmt.Errorf("Stalled condition %+v", stalled)
+		}
 		return nil
 	})
 	err := testenv.Client(t).Get(t.Context(), client.ObjectKey{Name: "e2e-promo-fail-staging"}, &configv1beta1.ClusterProfile{})
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("the staging stage was started (%v)", err)
 	}
+}
+
+// TestInvalidPromotionWindowStalls: a promotion window that is not a cron expression stops the
+// rollout once the stage is deployed, with the parse error in status, a Stalled condition and a
+// Warning Event; fixing the window lets it complete.
+func TestInvalidPromotionWindowStalls(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-promo-window"
+	createConfigMap(t, ns, map[string]string{"cm.yaml": configMapManifest(ns, "settings", "v1")})
+	window := &configv1beta1.TimeWindow{From: "every morning", To: "0 17 * * *"}
+	p := promotion(ns, ns, stage("qa", "qa", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{PromotionWindow: window}}))
+	createPromotion(t, p)
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionStalledCondition)
+		if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Reason != "InvalidPromotionWindow" ||
+			!strings.Contains(stalled.Message, "every morning") {
+			return fmt.Errorf("Stalled condition %+v", stalled)
+		}
+		if len(got.Status.Stages) != 1 || got.Status.Stages[0].FailureMessage == nil || *got.Status.Stages[0].FailureMessage != stalled.Message {
+			return fmt.Errorf("stages %+v", got.Status.Stages)
+		}
+		return nil
+	})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		var list eventsv1.EventList
+		if err := testenv.Client(t).List(ctx, &list); err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Name == p.Name && e.Regarding.Kind == "ClusterPromotion" && e.Reason == "InvalidPromotionWindow" && e.Type == "Warning" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no InvalidPromotionWindow Warning event for %s", p.Name)
+	})
+
+	// Opens every minute, closes once a year: open whenever the test runs.
+	patch := []byte(`[{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/from", "value": "* * * * *"},
+		{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/to", "value": "0 0 1 1 *"}]`)
+	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
+			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
+			return fmt.Errorf("conditions %+v", got.Status.Conditions)
+		}
+		return nil
+	})
 }

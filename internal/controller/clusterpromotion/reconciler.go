@@ -162,11 +162,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	}
 	provisioned := state.done
 	r.setStalled(p, ReasonDeploymentFailed, state.failed)
+	// lastSuccessfulAppliedTime is when the stage was first provisioned with this version: the
+	// soak delay counts from it. It stays while the stage redeploys (with its post-delay checks,
+	// say) and goes with the version, when a new one resets the stages.
 	if provisioned && st.LastSuccessfulAppliedTime == nil {
 		st.LastSuccessfulAppliedTime = &now
-	}
-	if !provisioned {
-		st.LastSuccessfulAppliedTime = nil
 	}
 	gate := rollout.StageGate{
 		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
