@@ -1,0 +1,336 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package updaterun
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// stageResult is what one pass over a stage came to.
+type stageResult struct {
+	done    bool
+	requeue time.Duration
+}
+
+// execute moves the run on: the first unfinished stage, then the deletion stage. With stop set,
+// no cluster is started and no task is waited on: the clusters already updating finish, then
+// the run reports itself stopped.
+func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Result, error) {
+	bindings, err := ru.scope.bindings(ctx, ru.spec.PlacementName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
+	snapshot := snapshotName(ru.spec.PlacementName, index)
+	for i := range ru.status.StagesStatus {
+		if stageSucceeded(&ru.status.StagesStatus[i]) {
+			continue
+		}
+		res, err := r.executeStage(ctx, ru, i, bindings, snapshot, stop)
+		if err != nil || !res.done {
+			return ctrl.Result{RequeueAfter: res.requeue}, err
+		}
+	}
+	if stop {
+		r.stopped(ru, nil)
+		return ctrl.Result{}, nil
+	}
+	done, err := r.executeDeletion(ctx, ru, bindings)
+	if err != nil || !done {
+		return ctrl.Result{RequeueAfter: time.Second}, err
+	}
+	msg := fmt.Sprintf("every stage is updated to resource snapshot index %s", ru.status.ResourceSnapshotIndexUsed)
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionSucceeded, metav1.ConditionTrue, placementv1beta1.UpdateRunSucceededReason, msg)
+	r.event(ru, "Normal", placementv1beta1.UpdateRunSucceededReason, msg)
+	return ctrl.Result{}, nil
+}
+
+// executeStage makes one pass over stage i.
+func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]binding, snapshot string, stop bool) (stageResult, error) {
+	st := &ru.status.StagesStatus[i]
+	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
+	if len(st.Clusters) == 0 {
+		// An empty stage is skipped with its tasks: there is nothing to wait or approve for.
+		st.StartTime, st.EndTime = &ru.now, &ru.now
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingSkippedNoClustersReason, "the stage has no clusters")
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.StageUpdatingSkippedNoClustersReason, "the stage has no clusters")
+		return stageResult{done: true}, nil
+	}
+	if stop {
+		return r.stopStage(ctx, ru, st, bindings, snapshot)
+	}
+	for j := range st.BeforeStageTaskStatus {
+		task := &st.BeforeStageTaskStatus[j]
+		approved, err := r.approved(ctx, ru, st.StageName, placementv1beta1.BeforeStageTaskLabelValue, task)
+		if err != nil || !approved {
+			ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingWaitingReason,
+				"waiting for approval request "+task.ApprovalRequestName)
+			r.waiting(ru, fmt.Sprintf("stage %s waits for approval request %s before it starts", st.StageName, task.ApprovalRequestName))
+			return stageResult{}, err
+		}
+	}
+	updated, err := r.updateClusters(ctx, ru, st, cfg, bindings, snapshot)
+	if err != nil || !updated {
+		return stageResult{requeue: r.recheck()}, err
+	}
+	return r.afterStage(ctx, ru, st, cfg)
+}
+
+// updateClusters starts the stage's clusters in order, at most maxConcurrency at a time, and
+// marks those whose binding is available with the snapshot. It reports whether all are updated.
+func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
+	bindings map[string]binding, snapshot string) (bool, error) {
+	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, len(st.Clusters))
+	if err != nil {
+		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
+	}
+	targets, err := r.checkClusters(ru, st, bindings, snapshot)
+	if err != nil {
+		return false, err
+	}
+	wave := rollout.PlanWave(targets, limit)
+	for _, name := range wave.Start {
+		c := clusterStatus(st, name)
+		b, ok := bindings[name]
+		if !ok {
+			return false, abort(fmt.Sprintf("cluster %s of stage %s has no binding to %s any more", name, st.StageName, ru.spec.PlacementName))
+		}
+		if err := r.bind(ctx, ru, b, snapshot); err != nil {
+			return false, err
+		}
+		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+		if st.StartTime == nil {
+			st.StartTime = &ru.now
+		}
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionTrue, placementv1beta1.StageUpdatingStartedReason, "")
+		ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionTrue, placementv1beta1.UpdateRunStartedReason, "")
+	}
+	return wave.Done(), nil
+}
+
+// checkClusters marks the started clusters whose binding is available with the snapshot as
+// succeeded, and returns every cluster's state for the wave planner. A started cluster whose
+// binding another run has taken over ends the run.
+func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]binding, snapshot string) ([]rollout.Target, error) {
+	targets := make([]rollout.Target, 0, len(st.Clusters))
+	for j := range st.Clusters {
+		c := &st.Clusters[j]
+		t := rollout.Target{Name: c.ClusterName}
+		switch {
+		case clusterSucceeded(c):
+			t.State = rollout.Updated
+		case clusterStarted(c):
+			t.State = rollout.Updating
+			b, ok := bindings[c.ClusterName]
+			if !ok || b.spec.State != placementv1beta1.BindingStateBound || b.spec.ResourceSnapshotName != snapshot {
+				msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
+					c.ClusterName, ru.spec.PlacementName)
+				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
+				ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
+				return nil, abort(msg)
+			}
+			if available(b, snapshot) {
+				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
+				t.State = rollout.Updated
+			}
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// available: the binding controller has applied the snapshot at the binding's current
+// generation and every resource is available.
+func available(b binding, snapshot string) bool {
+	c := meta.FindStatusCondition(b.status.Conditions, placementv1beta1.BindingAvailableCondition)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == b.GetGeneration() &&
+		b.status.ObservedResourceSnapshotName == snapshot
+}
+
+func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *placementv1beta1.ClusterUpdatingStatus {
+	for j := range st.Clusters {
+		if st.Clusters[j].ClusterName == name {
+			return &st.Clusters[j]
+		}
+	}
+	return nil
+}
+
+// bind points the binding at the run's snapshot and apply strategy, and records that the rollout
+// to its cluster started.
+func (r *Reconciler) bind(ctx context.Context, ru *run, b binding, snapshot string) error {
+	base := b.DeepCopyObject().(client.Object)
+	b.spec.State = placementv1beta1.BindingStateBound
+	b.spec.ResourceSnapshotName = snapshot
+	b.spec.ApplyStrategy = ru.status.ApplyStrategy.DeepCopy()
+	if err := r.Patch(ctx, b.Object, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	base = b.DeepCopyObject().(client.Object)
+	meta.SetStatusCondition(&b.status.Conditions, metav1.Condition{
+		Type: placementv1beta1.BindingRolloutStartedCondition, Status: metav1.ConditionTrue, Reason: "RolloutStarted",
+		ObservedGeneration: b.GetGeneration(), LastTransitionTime: ru.now,
+		Message: fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
+			ru.status.ResourceSnapshotIndexUsed, ru.GetName()),
+	})
+	return r.Status().Patch(ctx, b.Object, client.MergeFrom(base))
+}
+
+// afterStage runs once every cluster of the stage is updated: the stage waits for its
+// after-stage tasks, all evaluated together, then succeeds.
+func (r *Reconciler) afterStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig) (stageResult, error) {
+	ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingWaitingReason, "")
+	since := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing)).LastTransitionTime.Time
+	tasks := rollout.AfterStageTasks{WaitingSince: since}
+	var waits []*placementv1beta1.StageTaskStatus
+	var pending []string
+	for j := range st.AfterStageTaskStatus {
+		task := &st.AfterStageTaskStatus[j]
+		switch task.Type {
+		case placementv1beta1.StageTaskTypeTimedWait:
+			tasks.WaitTimes = append(tasks.WaitTimes, waitTime(cfg, j))
+			waits = append(waits, task)
+		case placementv1beta1.StageTaskTypeApproval:
+			approved, err := r.approved(ctx, ru, st.StageName, placementv1beta1.AfterStageTaskLabelValue, task)
+			if err != nil {
+				return stageResult{}, err
+			}
+			tasks.Approvals = append(tasks.Approvals, approved)
+			if !approved {
+				pending = append(pending, "approval request "+task.ApprovalRequestName)
+			}
+		}
+	}
+	d := rollout.DecideAfterStageTasks(tasks, ru.now.Time)
+	for j, elapsed := range d.WaitsElapsed {
+		if elapsed {
+			ru.setTask(waits[j], placementv1beta1.StageTaskConditionWaitTimeElapsed, placementv1beta1.AfterStageTaskWaitTimeElapsedReason)
+		} else {
+			pending = append(pending, "the wait until "+d.RequeueAt.UTC().Format(time.RFC3339))
+		}
+	}
+	if !d.Done {
+		r.waiting(ru, fmt.Sprintf("stage %s is updated and waits for %s", st.StageName, strings.Join(pending, " and ")))
+		var requeue time.Duration
+		if !d.RequeueAt.IsZero() {
+			requeue = max(d.RequeueAt.Sub(ru.now.Time), time.Millisecond)
+		}
+		return stageResult{requeue: requeue}, nil
+	}
+	st.EndTime = &ru.now
+	ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.StageUpdatingSucceededReason, "")
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionTrue, placementv1beta1.UpdateRunStartedReason, "")
+	r.event(ru, "Normal", placementv1beta1.StageUpdatingSucceededReason, "stage "+st.StageName+" succeeded")
+	return stageResult{done: true}, nil
+}
+
+// waitTime is the waitTime of the j-th after-stage task of the stage.
+func waitTime(cfg placementv1beta1.StageConfig, j int) time.Duration {
+	if j < len(cfg.AfterStageTasks) && cfg.AfterStageTasks[j].WaitTime != nil {
+		return cfg.AfterStageTasks[j].WaitTime.Duration
+	}
+	return 0
+}
+
+// waiting says the run waits, with an Event when what it waits for changes.
+func (r *Reconciler) waiting(ru *run, msg string) {
+	if c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing)); c == nil || c.Message != msg {
+		r.event(ru, "Normal", placementv1beta1.UpdateRunWaitingReason, msg)
+	}
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunWaitingReason, msg)
+}
+
+// stopStage lets the clusters already updating finish, then reports the run stopped.
+func (r *Reconciler) stopStage(_ context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]binding, snapshot string) (stageResult, error) {
+	targets, err := r.checkClusters(ru, st, bindings, snapshot)
+	if err != nil {
+		return stageResult{}, err
+	}
+	var inFlight []string
+	for _, t := range targets {
+		if t.State == rollout.Updating {
+			inFlight = append(inFlight, t.Name)
+		}
+	}
+	if len(inFlight) > 0 {
+		msg := "stopping: waiting for " + strings.Join(inFlight, ", ") + " to finish updating"
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionUnknown, placementv1beta1.StageUpdatingStoppingReason, msg)
+		ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionUnknown, placementv1beta1.UpdateRunStoppingReason, msg)
+		return stageResult{requeue: r.recheck()}, nil
+	}
+	r.stopped(ru, st)
+	return stageResult{}, nil
+}
+
+func (r *Reconciler) stopped(ru *run, st *placementv1beta1.StageUpdatingStatus) {
+	const msg = "the run is stopped; set spec.state to Run to resume it"
+	if st != nil {
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingStoppedReason, msg)
+	}
+	if !meta.IsStatusConditionPresentAndEqual(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing), metav1.ConditionFalse) ||
+		meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing)).Reason != placementv1beta1.UpdateRunStoppedReason {
+		r.event(ru, "Normal", placementv1beta1.UpdateRunStoppedReason, msg)
+	}
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunStoppedReason, msg)
+}
+
+// executeDeletion removes the bindings of clusters the placement no longer picks; their
+// finalizer takes the resources off the clusters. It reports whether they are all gone.
+func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[string]binding) (bool, error) {
+	st := ru.status.DeletionStageStatus
+	if st.StartTime == nil {
+		st.StartTime = &ru.now
+	}
+	ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionTrue, placementv1beta1.StageUpdatingStartedReason, "")
+	remaining := 0
+	for j := range st.Clusters {
+		c := &st.Clusters[j]
+		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+		b, ok := bindings[c.ClusterName]
+		// A cluster picked again since the run started keeps its binding.
+		if !ok || b.spec.State != placementv1beta1.BindingStateUnscheduled {
+			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
+			continue
+		}
+		remaining++
+		if !b.GetDeletionTimestamp().IsZero() {
+			continue
+		}
+		if err := r.Delete(ctx, b.Object); err != nil && !apierrors.IsNotFound(err) {
+			return false, err
+		}
+	}
+	if remaining > 0 {
+		return false, nil
+	}
+	st.EndTime = &ru.now
+	ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.StageUpdatingSucceededReason, "")
+	return true, nil
+}

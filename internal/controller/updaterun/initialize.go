@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package updaterun
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// initialize freezes what the run will do: the placement's apply strategy, the resource
+// snapshot, a copy of the strategy, and each stage's clusters in update order. Anything the user
+// must fix (a missing placement, strategy or snapshot; a placement that is not External; a
+// cluster in no stage) is an abortError.
+func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
+	s, spec := ru.scope, ru.spec
+	placementName := s.describe(s.placementKind(), spec.PlacementName)
+	placement, err := s.placement(ctx, spec.PlacementName)
+	if err != nil {
+		return err
+	}
+	if placement == nil {
+		return abort(placementName + " not found")
+	}
+	if t := placement.Strategy.Type; t != placementv1beta1.ExternalRolloutStrategyType {
+		if t == "" {
+			t = placementv1beta1.RollingUpdateRolloutStrategyType
+		}
+		return abort(fmt.Sprintf("%s has rollout strategy %s; staged update runs drive placements whose strategy type is External", placementName, t))
+	}
+	ru.status.ApplyStrategy = placement.Strategy.ApplyStrategy.DeepCopy()
+
+	strategy, err := s.strategy(ctx, spec.StagedUpdateStrategyName)
+	if err != nil {
+		return err
+	}
+	if strategy == nil {
+		return abort(s.describe(s.strategyKind(), spec.StagedUpdateStrategyName) + " not found")
+	}
+
+	index, err := r.resourceIndex(ctx, ru, placementName)
+	if err != nil {
+		return err
+	}
+	policyIndex, err := s.latestPolicyIndex(ctx, spec.PlacementName)
+	if err != nil {
+		return err
+	}
+
+	bindings, err := s.bindings(ctx, spec.PlacementName)
+	if err != nil {
+		return err
+	}
+	var selected, unscheduled []string
+	for cluster, b := range bindings {
+		if b.spec.State == placementv1beta1.BindingStateUnscheduled {
+			unscheduled = append(unscheduled, cluster)
+		} else {
+			selected = append(selected, cluster)
+		}
+	}
+	if len(selected) == 0 && len(unscheduled) == 0 {
+		return abort(placementName + " has not picked any cluster; check its policy and the MemberClusters")
+	}
+	slices.Sort(selected)
+	slices.Sort(unscheduled)
+	labels, err := s.members(ctx, selected)
+	if err != nil {
+		return err
+	}
+	members := make([]rollout.Member, 0, len(selected))
+	for _, name := range selected {
+		members = append(members, rollout.Member{Name: name, Labels: labels[name]})
+	}
+	plans, err := rollout.PlanStages(strategy.Stages, members)
+	if err != nil {
+		return abort(err.Error())
+	}
+
+	ru.status.PolicySnapshotIndexUsed = policyIndex
+	ru.status.PolicyObservedClusterCount = int32(len(selected))
+	ru.status.ResourceSnapshotIndexUsed = strconv.Itoa(index)
+	ru.status.UpdateStrategySnapshot = strategy.DeepCopy()
+	ru.status.StagesStatus = nil
+	for i, plan := range plans {
+		cfg := strategy.Stages[i]
+		st := placementv1beta1.StageUpdatingStatus{StageName: plan.Name, Clusters: []placementv1beta1.ClusterUpdatingStatus{}}
+		for _, c := range plan.Clusters {
+			st.Clusters = append(st.Clusters, placementv1beta1.ClusterUpdatingStatus{ClusterName: c})
+		}
+		st.BeforeStageTaskStatus = tasks(cfg.BeforeStageTasks, placementv1beta1.BeforeStageApprovalTaskNameFmt, ru.GetName(), plan.Name)
+		st.AfterStageTaskStatus = tasks(cfg.AfterStageTasks, placementv1beta1.AfterStageApprovalTaskNameFmt, ru.GetName(), plan.Name)
+		ru.status.StagesStatus = append(ru.status.StagesStatus, st)
+	}
+	deletion := placementv1beta1.StageUpdatingStatus{StageName: placementv1beta1.UpdateRunDeleteStageName, Clusters: []placementv1beta1.ClusterUpdatingStatus{}}
+	for _, c := range unscheduled {
+		deletion.Clusters = append(deletion.Clusters, placementv1beta1.ClusterUpdatingStatus{ClusterName: c})
+	}
+	ru.status.DeletionStageStatus = &deletion
+	return nil
+}
+
+func tasks(cfg []placementv1beta1.StageTask, approvalNameFmt, run, stage string) []placementv1beta1.StageTaskStatus {
+	var out []placementv1beta1.StageTaskStatus
+	for _, t := range cfg {
+		ts := placementv1beta1.StageTaskStatus{Type: t.Type}
+		if t.Type == placementv1beta1.StageTaskTypeApproval {
+			ts.ApprovalRequestName = fmt.Sprintf(approvalNameFmt, run, stage)
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// resourceIndex resolves the run's resource snapshot index: the one it names, or the latest.
+func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName string) (int, error) {
+	indices, err := ru.scope.snapshotIndices(ctx, ru.spec.PlacementName)
+	if err != nil {
+		return 0, err
+	}
+	if ru.spec.ResourceSnapshotIndex == "" {
+		if len(indices) == 0 {
+			return 0, abort(placementName + " has no resource snapshot yet")
+		}
+		return indices[len(indices)-1], nil
+	}
+	index, err := strconv.Atoi(ru.spec.ResourceSnapshotIndex)
+	if err != nil || index < 0 {
+		return 0, abort(fmt.Sprintf("resourceSnapshotIndex %q is not a non-negative integer", ru.spec.ResourceSnapshotIndex))
+	}
+	if !slices.Contains(indices, index) {
+		return 0, abort(fmt.Sprintf("%s has no resource snapshot with index %d (it has: %s)", placementName, index, joinInts(indices)))
+	}
+	return index, nil
+}

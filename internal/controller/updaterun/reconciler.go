@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package updaterun reconciles ClusterStagedUpdateRuns and StagedUpdateRuns: it freezes the
+// run's stages and clusters from the strategy and the placement's bindings, then binds the
+// clusters to the run's resource snapshot stage by stage, a few at a time, with the stages'
+// waits and approvals in between, and finally removes the resources from clusters the placement
+// no longer picks. The decisions come from internal/rollout.
+package updaterun
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// Reconciler reconciles the update runs of one scope: cluster-scoped runs, or namespaced ones.
+type Reconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	// Namespaced selects StagedUpdateRun (true) or ClusterStagedUpdateRun (false).
+	Namespaced bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// RecheckInterval is how often clusters that are updating are looked at again when no event
+	// arrives first; zero means 15 seconds.
+	RecheckInterval time.Duration
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) recheck() time.Duration {
+	if r.RecheckInterval > 0 {
+		return r.RecheckInterval
+	}
+	return 15 * time.Second
+}
+
+// run is a ClusterStagedUpdateRun or StagedUpdateRun with its parts and its scope.
+type run struct {
+	client.Object
+	spec   *placementv1beta1.UpdateRunSpec
+	status *placementv1beta1.UpdateRunStatus
+	scope  scope
+	now    metav1.Time
+}
+
+func (r *Reconciler) newRun() (client.Object, *placementv1beta1.UpdateRunSpec, *placementv1beta1.UpdateRunStatus) {
+	if r.Namespaced {
+		o := &placementv1beta1.StagedUpdateRun{}
+		return o, &o.Spec, &o.Status
+	}
+	o := &placementv1beta1.ClusterStagedUpdateRun{}
+	return o, &o.Spec, &o.Status
+}
+
+func (r *Reconciler) kind() string {
+	if r.Namespaced {
+		return placementv1beta1.StagedUpdateRunKind
+	}
+	return placementv1beta1.ClusterStagedUpdateRunKind
+}
+
+// abortError is a failure that no retry can fix: the run stops for good and says why.
+type abortError struct{ msg string }
+
+func (e *abortError) Error() string { return e.msg }
+
+func abort(msg string) error { return &abortError{msg} }
+
+func isAbort(err error) (string, bool) {
+	var a *abortError
+	if errors.As(err, &a) {
+		return a.msg, true
+	}
+	return "", false
+}
+
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	obj, spec, status := r.newRun()
+	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		// Approval requests are owned by the run and go with it; what it deployed stays.
+		return ctrl.Result{}, nil
+	}
+	before := obj.DeepCopyObject().(client.Object)
+	_, _, beforeStatus := r.runParts(before)
+	defer func() {
+		if equality.Semantic.DeepEqual(beforeStatus, status) {
+			return
+		}
+		if err := r.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+	ru := &run{Object: obj, spec: spec, status: status, scope: scope{Client: r.Client, namespace: obj.GetNamespace()}, now: metav1.NewTime(r.now())}
+	ru.refreshGenerations()
+
+	res, err := r.reconcileRun(ctx, ru)
+	if msg, ok := isAbort(err); ok {
+		r.fail(ru, msg)
+		return ctrl.Result{}, nil
+	}
+	return res, err
+}
+
+func (r *Reconciler) runParts(o client.Object) (client.Object, *placementv1beta1.UpdateRunSpec, *placementv1beta1.UpdateRunStatus) {
+	switch v := o.(type) {
+	case *placementv1beta1.ClusterStagedUpdateRun:
+		return v, &v.Spec, &v.Status
+	case *placementv1beta1.StagedUpdateRun:
+		return v, &v.Spec, &v.Status
+	}
+	panic("not an update run")
+}
+
+func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, error) {
+	switch c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); {
+	case c == nil || c.Status == metav1.ConditionUnknown:
+		if err := r.initialize(ctx, ru); err != nil {
+			if msg, ok := isAbort(err); ok {
+				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionFalse,
+					placementv1beta1.UpdateRunInitializeFailedReason, msg)
+				r.event(ru, "Warning", placementv1beta1.UpdateRunInitializeFailedReason, msg)
+				return ctrl.Result{}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		msg := r.kind() + " initialized successfully"
+		ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionTrue,
+			placementv1beta1.UpdateRunInitializeSucceededReason, msg)
+		r.event(ru, "Normal", placementv1beta1.UpdateRunInitializeSucceededReason, msg)
+	case c.Status == metav1.ConditionFalse:
+		return ctrl.Result{}, nil // failed to initialize, for good
+	}
+	if meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) != nil {
+		return ctrl.Result{}, nil // finished
+	}
+	switch ru.spec.State {
+	case placementv1beta1.StateInitialize:
+		return ctrl.Result{}, nil
+	case placementv1beta1.StateStop:
+		return r.execute(ctx, ru, true)
+	default: // Run, or unset: a run created without a state runs, as in Kubefleet's walkthrough
+		return r.execute(ctx, ru, false)
+	}
+}
+
+// fail ends the run: Succeeded and Progressing False with the reason.
+func (r *Reconciler) fail(ru *run, msg string) {
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason, msg)
+	ru.setCondition(placementv1beta1.StagedUpdateRunConditionSucceeded, metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason, msg)
+	r.event(ru, "Warning", placementv1beta1.UpdateRunFailedReason, msg)
+}
+
+func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(ru.Object, nil, eventType, reason, "UpdateRun", "%s", msg)
+	}
+}
+
+// SetupWithManager registers the reconciler. It runs on changes of its runs, of their approval
+// requests (an approval moves the run on at once) and of the bindings of their placements (a
+// cluster that becomes available frees its slot at once).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	obj, _, _ := r.newRun()
+	var approval, binding client.Object = &placementv1beta1.ClusterApprovalRequest{}, &placementv1beta1.ClusterResourceBinding{}
+	name := "clusterstagedupdaterun"
+	if r.Namespaced {
+		approval, binding, name = &placementv1beta1.ApprovalRequest{}, &placementv1beta1.ResourceBinding{}, "stagedupdaterun"
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(obj).
+		Watches(approval, handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
+		Watches(binding, handler.EnqueueRequestsFromMapFunc(r.runsOfBinding)).
+		Named(name).
+		Complete(r)
+}
+
+func (r *Reconciler) runOfApproval(_ context.Context, obj client.Object) []reconcile.Request {
+	var parent string
+	switch a := obj.(type) {
+	case *placementv1beta1.ClusterApprovalRequest:
+		parent = a.Spec.TargetUpdateRun
+	case *placementv1beta1.ApprovalRequest:
+		parent = a.Spec.TargetUpdateRun
+	}
+	if parent == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: parent}}}
+}
+
+// runsOfBinding maps a binding to the unfinished runs of its placement.
+func (r *Reconciler) runsOfBinding(ctx context.Context, obj client.Object) []reconcile.Request {
+	placement := obj.GetLabels()[placementv1beta1.PlacementTrackingLabel]
+	if placement == "" {
+		return nil
+	}
+	var reqs []reconcile.Request
+	add := func(o client.Object, spec *placementv1beta1.UpdateRunSpec, status *placementv1beta1.UpdateRunStatus) {
+		if spec.PlacementName == placement &&
+			meta.FindStatusCondition(status.Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) == nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+		}
+	}
+	if r.Namespaced {
+		var list placementv1beta1.StagedUpdateRunList
+		if err := r.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return nil
+		}
+		for i := range list.Items {
+			add(&list.Items[i], &list.Items[i].Spec, &list.Items[i].Status)
+		}
+		return reqs
+	}
+	var list placementv1beta1.ClusterStagedUpdateRunList
+	if err := r.List(ctx, &list); err != nil {
+		return nil
+	}
+	for i := range list.Items {
+		add(&list.Items[i], &list.Items[i].Spec, &list.Items[i].Status)
+	}
+	return reqs
+}
