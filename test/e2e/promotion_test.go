@@ -65,7 +65,7 @@ func createPromotion(t testing.TB, p *configv1beta1.ClusterPromotion) {
 	})
 }
 
-func getPromotion(ctx context.Context, t *testing.T, name string) (*configv1beta1.ClusterPromotion, error) {
+func getPromotion(ctx context.Context, t testing.TB, name string) (*configv1beta1.ClusterPromotion, error) {
 	p := &configv1beta1.ClusterPromotion{}
 	return p, testenv.Client(t).Get(ctx, client.ObjectKey{Name: name}, p)
 }

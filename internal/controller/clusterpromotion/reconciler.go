@@ -165,8 +165,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	// lastSuccessfulAppliedTime is when the stage was first provisioned with this version: the
 	// soak delay counts from it. It stays while the stage redeploys (with its post-delay checks,
 	// say) and goes with the version, when a new one resets the stages.
+	// It is stored to the second, so it is rounded up: a soak counted from it is never shorter
+	// than asked, whatever reconcile reads it back.
 	if provisioned && st.LastSuccessfulAppliedTime == nil {
-		st.LastSuccessfulAppliedTime = &now
+		at := metav1.NewTime(ceilSecond(now.Time))
+		st.LastSuccessfulAppliedTime = &at
 	}
 	gate := rollout.StageGate{
 		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
@@ -270,6 +273,13 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 		return ctrl.Result{RequeueAfter: max(d.RequeueAt.Sub(now.Time), time.Millisecond)}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+func ceilSecond(t time.Time) time.Time {
+	if down := t.Truncate(time.Second); !down.Equal(t) {
+		return down.Add(time.Second)
+	}
+	return t
 }
 
 func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.StageStatus {
