@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placement
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// withdrawPoll is how often a placement being deleted checks on its bindings, besides the
+// binding watch, which reports each one gone.
+const withdrawPoll = 10 * time.Second
+
+// finalize cleans up after a deleted placement: it deletes the bindings, whose finalizer
+// withdraws the resources from the clusters, waits until they are gone, then deletes the
+// snapshots and lets the placement go.
+func (r *kindReconciler) finalize(ctx context.Context, p placementObj) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(p, r.scope.finalizer) {
+		return ctrl.Result{}, nil
+	}
+	bindings, err := r.scope.listBindings(ctx, r.client, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	deleted := 0
+	for _, b := range bindings {
+		if !b.GetDeletionTimestamp().IsZero() {
+			continue
+		}
+		if err := r.client.Delete(ctx, b.Object); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, err
+		}
+		deleted++
+	}
+	if deleted > 0 {
+		r.recorder.Eventf(p.Object, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
+			"Withdrawing the resources from %d clusters", deleted)
+	}
+	if len(bindings) > 0 {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting for bindings to be deleted", "bindings", len(bindings))
+		return ctrl.Result{RequeueAfter: withdrawPoll}, nil
+	}
+	for _, obj := range []client.Object{r.scope.newResourceSnapshot(), r.scope.newPolicySnapshot()} {
+		opts := []client.DeleteAllOfOption{client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: p.GetName()}}
+		if r.scope.namespaced {
+			opts = append(opts, client.InNamespace(p.GetNamespace()))
+		}
+		if err := r.client.DeleteAllOf(ctx, obj, opts...); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	r.forgetNamespaces(client.ObjectKeyFromObject(p))
+	patch := client.MergeFrom(p.DeepCopyObject().(client.Object))
+	controllerutil.RemoveFinalizer(p, r.scope.finalizer)
+	return ctrl.Result{}, client.IgnoreNotFound(r.client.Patch(ctx, p.Object, patch))
+}

@@ -1,0 +1,206 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placement
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// Condition of a scheduling policy snapshot, and its reasons (Kubefleet's).
+const (
+	policyScheduledCondition = "Scheduled"
+	policyFulfilledReason    = "SchedulingPolicyFulfilled"
+	policyUnfulfilledReason  = "SchedulingPolicyUnfulfilled"
+	// maxUnpickedDecisions caps the clusters a policy snapshot lists as not picked.
+	maxUnpickedDecisions = 20
+)
+
+// policyHash is the hex SHA-256 of the JSON of policy without numberOfClusters: scaling a PickN
+// placement up or down is the same policy, with another count.
+func policyHash(policy *placementv1beta1.PlacementPolicy) (string, error) {
+	p := policy.DeepCopy()
+	if p != nil {
+		p.NumberOfClusters = nil
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// policyAnnotations are the annotations a policy snapshot carries for the placement as it is.
+func policyAnnotations(ps *pass) map[string]string {
+	a := map[string]string{placementv1beta1.CRPGenerationAnnotation: strconv.FormatInt(ps.p.GetGeneration(), 10)}
+	if pol := ps.spec.Policy; pol.PlacementType == placementv1beta1.PickNPlacementType {
+		n := int32(0)
+		if pol.NumberOfClusters != nil {
+			n = *pol.NumberOfClusters
+		}
+		a[placementv1beta1.NumberOfClustersAnnotation] = strconv.Itoa(int(n))
+	}
+	return a
+}
+
+func policyIndex(o client.Object) int {
+	idx, err := strconv.Atoi(o.GetLabels()[placementv1beta1.PolicyIndexLabel])
+	if err != nil {
+		return -1
+	}
+	return idx
+}
+
+// policyPhase records the placement's scheduling policy as its latest policy snapshot,
+// "<placement>-<index>". A new index is cut only when the policy hash changes; a new
+// numberOfClusters only rewrites the annotation.
+func (r *kindReconciler) policyPhase(ctx context.Context, ps *pass) error {
+	hash, err := policyHash(ps.spec.Policy)
+	if err != nil {
+		return err
+	}
+	snaps, err := r.scope.listPolicySnapshots(ctx, r.client, ps.p)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(snaps, func(a, b policySnapshotObj) int { return policyIndex(a) - policyIndex(b) })
+	var latest *policySnapshotObj
+	for i := range snaps {
+		if isLatest(snaps[i]) || (latest == nil && i == len(snaps)-1) {
+			latest = &snaps[i]
+		}
+	}
+	if latest != nil && latest.Spec.PolicyHash == hash {
+		for _, s := range snaps {
+			if s.GetName() != latest.GetName() {
+				if err := r.markLatest(ctx, s.Object, false); err != nil {
+					return err
+				}
+			}
+		}
+		ps.policy = *latest
+		return r.refreshPolicySnapshot(ctx, ps)
+	}
+
+	next := 0
+	if len(snaps) > 0 {
+		next = policyIndex(snaps[len(snaps)-1]) + 1
+	}
+	for _, s := range snaps {
+		if err := r.markLatest(ctx, s.Object, false); err != nil {
+			return err
+		}
+	}
+	if keep := int(*ps.spec.RevisionHistoryLimit) - 1; len(snaps) > keep {
+		for _, s := range snaps[:len(snaps)-keep] {
+			if err := r.client.Delete(ctx, s.Object); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	s := asPolicySnapshot(r.scope.newPolicySnapshot())
+	s.SetName(fmt.Sprintf(placementv1beta1.PolicySnapshotNameFmt, ps.p.GetName(), next))
+	s.SetNamespace(ps.p.GetNamespace())
+	s.SetLabels(map[string]string{
+		placementv1beta1.IsLatestSnapshotLabel:  strconv.FormatBool(true),
+		placementv1beta1.PlacementTrackingLabel: ps.p.GetName(),
+		placementv1beta1.PolicyIndexLabel:       strconv.Itoa(next),
+	})
+	s.SetAnnotations(policyAnnotations(ps))
+	s.Spec.Policy = ps.spec.Policy.DeepCopy()
+	s.Spec.PolicyHash = hash
+	if err := r.createOwned(ctx, ps.p, s.Object); err != nil {
+		return err
+	}
+	ps.policy = s
+	r.recorder.Eventf(ps.p.Object, s.Object, corev1.EventTypeNormal, ReasonPolicySnapshotCreated, "Snapshot",
+		"Created scheduling policy snapshot %s (%s)", s.GetName(), ps.spec.Policy.PlacementType)
+	ctrl.LoggerFrom(ctx).Info("created a scheduling policy snapshot", "snapshot", s.GetName(), "index", next)
+	return nil
+}
+
+// refreshPolicySnapshot brings the latest policy snapshot's label and annotations up to date.
+func (r *kindReconciler) refreshPolicySnapshot(ctx context.Context, ps *pass) error {
+	s := ps.policy
+	want := policyAnnotations(ps)
+	annotations := s.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	if isLatest(s) && annotationsMatch(annotations, want) {
+		return nil
+	}
+	patch := client.MergeFrom(s.DeepCopyObject().(client.Object))
+	if _, pickN := want[placementv1beta1.NumberOfClustersAnnotation]; !pickN {
+		delete(annotations, placementv1beta1.NumberOfClustersAnnotation)
+	}
+	maps.Copy(annotations, want)
+	s.SetAnnotations(annotations)
+	labels := s.GetLabels()
+	labels[placementv1beta1.IsLatestSnapshotLabel] = strconv.FormatBool(true)
+	s.SetLabels(labels)
+	return r.client.Patch(ctx, s.Object, patch)
+}
+
+func annotationsMatch(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	_, hasN := have[placementv1beta1.NumberOfClustersAnnotation]
+	_, wantN := want[placementv1beta1.NumberOfClustersAnnotation]
+	return hasN == wantN
+}
+
+// writePolicyStatus records the scheduling decisions in the latest policy snapshot's status.
+func (r *kindReconciler) writePolicyStatus(ctx context.Context, ps *pass) error {
+	s := ps.policy
+	before := s.deepCopy()
+	s.Status.ObservedCRPGeneration = ps.p.GetGeneration()
+	decisions := slices.Clone(ps.schedule.picked)
+	decisions = append(decisions, ps.schedule.unpicked[:min(len(ps.schedule.unpicked), maxUnpickedDecisions)]...)
+	s.Status.ClusterDecisions = decisions
+	cond := metav1.Condition{
+		Type: policyScheduledCondition, Status: metav1.ConditionTrue, Reason: policyFulfilledReason,
+		Message: ps.schedule.message, ObservedGeneration: s.GetGeneration(),
+	}
+	if !ps.schedule.satisfied {
+		cond.Status, cond.Reason = metav1.ConditionFalse, policyUnfulfilledReason
+	}
+	meta.SetStatusCondition(&s.Status.Conditions, cond)
+	if equality.Semantic.DeepEqual(before.Status, s.Status) {
+		return nil
+	}
+	return r.client.Status().Patch(ctx, s.Object, client.MergeFrom(before.Object))
+}

@@ -1,0 +1,239 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package placement reconciles Kubefleet placements: ClusterResourcePlacements and
+// ResourcePlacements. One reconciler design serves both through a scope (see scope.go). A pass
+// selects the hub resources and records them as a resource snapshot, records the scheduling
+// policy as a policy snapshot, picks member clusters and keeps one binding per picked cluster,
+// and, with strategy RollingUpdate, binds those bindings to the newest resource snapshot a few
+// at a time. With strategy External it stops after scheduling: staged update runs bind.
+//
+// The binding controller applies what a binding names and reports back in the binding's status,
+// which this controller aggregates into the placement's status.
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// Options tune the placement controllers. The zero value gives the defaults.
+type Options struct {
+	// Resync is how often a placement is reconciled without any event, which catches edits of
+	// hub resources of kinds that are not watched. One minute when zero.
+	Resync time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Reconciler holds what the ClusterResourcePlacement and ResourcePlacement controllers share.
+// SetupWithManager registers both.
+//
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements;resourceplacements,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements/status;resourceplacements/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterschedulingpolicysnapshots;schedulingpolicysnapshots;clusterresourcebindings;resourcebindings,verbs=get;list;watch;create;update;patch;delete;deletecollection
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterschedulingpolicysnapshots/status;schedulingpolicysnapshots/status;clusterresourcebindings/status;resourcebindings/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+type Reconciler struct {
+	client    client.Client
+	reader    client.Reader
+	mapper    meta.RESTMapper
+	discovery *discoveryCache
+	recorder  events.EventRecorder
+	now       func() time.Time
+	resync    time.Duration
+}
+
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	r := &Reconciler{now: opts.Now, resync: opts.Resync}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.resync <= 0 {
+		r.resync = time.Minute
+	}
+	return r
+}
+
+// SetupWithManager registers two controllers with mgr, "clusterresourceplacement" and
+// "resourceplacement".
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.client = mgr.GetClient()
+	r.reader = mgr.GetAPIReader()
+	r.mapper = mgr.GetRESTMapper()
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/placement-controller")
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	r.discovery = &discoveryCache{client: dc, ttl: time.Minute}
+	for _, s := range []scope{clusterScope, namespacedScope} {
+		if err := newKindReconciler(r, s).setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", s.kind, err)
+		}
+	}
+	return nil
+}
+
+// Event reasons.
+const (
+	ReasonResourceSnapshotCreated = "ResourceSnapshotCreated"
+	ReasonPolicySnapshotCreated   = "PolicySnapshotCreated"
+	ReasonClustersScheduled       = "ClustersScheduled"
+	ReasonClustersUnscheduled     = "ClustersUnscheduled"
+	ReasonSchedulingFailed        = "SchedulingFailed"
+	ReasonInvalidSelectors        = placementv1beta1.InvalidResourceSelectorsReason
+	ReasonRolloutStarted          = "RolloutStarted"
+	ReasonBindingDeleted          = "BindingDeleted"
+	ReasonRolloutCompleted        = "RolloutCompleted"
+	ReasonReconcileFailed         = "ReconcileFailed"
+)
+
+// raceRetry is how soon a pass that lost a race (a conflict, an object created meanwhile, a
+// cache behind its own writes) runs again.
+const raceRetry = 250 * time.Millisecond
+
+// errHalt ends a pass early without an error: the status says why, and only a change of the
+// placement, a member or a selected resource can help.
+var errHalt = errors.New("halted")
+
+// pass is what one reconcile of one placement learns, phase by phase.
+type pass struct {
+	p placementObj
+	// spec is the placement's spec with the API defaults filled in.
+	spec placementv1beta1.PlacementSpec
+
+	selection *selection
+	// snapshots are the placement's resource snapshots, master (the newest) its latest group's
+	// first snapshot and index that group's index.
+	snapshots []resourceSnapshotObj
+	master    resourceSnapshotObj
+	index     int
+
+	policy   policySnapshotObj
+	schedule scheduleResult
+	// bindings are the placement's bindings as written by this pass, by cluster name.
+	bindings []bindingObj
+	// waiting explains, per cluster, why a RollingUpdate holds its binding back.
+	waiting map[string]string
+	// requeue, when positive, is when the pass must run again even without an event.
+	requeue time.Duration
+}
+
+func (ps *pass) requeueAt(d time.Duration) {
+	if d > 0 && (ps.requeue == 0 || d < ps.requeue) {
+		ps.requeue = d
+	}
+}
+
+// Reconcile runs one pass for one placement and writes its status.
+func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	obj := r.scope.newPlacement()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetNamespaces(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	p := asPlacement(obj)
+	before := p.deepCopy()
+	defer func() {
+		if err := r.patchStatus(ctx, before, p); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+		switch {
+		case lostRace(retErr):
+			ctrl.LoggerFrom(ctx).V(1).Info("retrying after a race", "error", retErr.Error())
+			result, retErr = ctrl.Result{RequeueAfter: raceRetry}, nil
+		case retErr != nil && ctx.Err() == nil:
+			// Retried with backoff; the event tells whoever looks at the placement why nothing
+			// moves.
+			r.recorder.Eventf(p.Object, nil, corev1.EventTypeWarning, ReasonReconcileFailed, "Reconcile", "%s", retErr.Error())
+		}
+	}()
+
+	if !p.GetDeletionTimestamp().IsZero() {
+		return r.finalize(ctx, p)
+	}
+	if controllerutil.AddFinalizer(p, r.scope.finalizer) {
+		if err := r.client.Patch(ctx, p.Object, client.MergeFrom(before.Object)); err != nil {
+			return ctrl.Result{}, err
+		}
+		before = p.deepCopy()
+	}
+
+	ps := &pass{p: p, spec: withDefaults(p.Spec)}
+	for _, phase := range []func(context.Context, *pass) error{
+		r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
+	} {
+		if err := phase(ctx, ps); errors.Is(err, errHalt) {
+			return ctrl.Result{RequeueAfter: r.resync}, nil
+		} else if err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	r.setStatus(ps)
+	available := r.scope.conditions.available
+	if c := meta.FindStatusCondition(p.Status.Conditions, available); c != nil && c.Status == metav1.ConditionTrue &&
+		!meta.IsStatusConditionTrue(before.Status.Conditions, available) {
+		r.recorder.Eventf(p.Object, nil, corev1.EventTypeNormal, ReasonRolloutCompleted, "Rollout", "%s", c.Message)
+	}
+	ps.requeueAt(r.resync)
+	return ctrl.Result{RequeueAfter: ps.requeue}, nil
+}
+
+// patchStatus writes the status if this pass changed it.
+func (r *kindReconciler) patchStatus(ctx context.Context, before, p placementObj) error {
+	if equality.Semantic.DeepEqual(before.Status, p.Status) || !p.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	if err := r.client.Status().Patch(ctx, p.Object, client.MergeFrom(before.Object)); err != nil {
+		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
+	}
+	return nil
+}
+
+// lostRace reports errors that a prompt retry resolves: a write based on a stale read. Objects
+// at names this controller derives but that belong to someone else are reported as plain
+// errors where they are met, so they back off instead.
+func lostRace(err error) bool {
+	return err != nil && (apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err))
+}
+
+// setCondition sets a placement condition for the current generation.
+func setCondition(p placementObj, condType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
+		Type: condType, Status: status, Reason: reason, Message: message, ObservedGeneration: p.GetGeneration(),
+	})
+}

@@ -1,0 +1,338 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// maxListed caps the clusters a condition message names.
+const maxListed = 5
+
+// setStatus writes everything but the Scheduled condition (set while scheduling) from what the
+// pass learnt: per-cluster statuses copied from the bindings, the resource index the placement
+// reports on, and the RolloutStarted, Applied and Available conditions aggregated over the
+// picked clusters.
+func (r *kindReconciler) setStatus(ps *pass) {
+	p, ct := ps.p, r.scope.conditions
+	external := ps.spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
+	picked := ps.pickedBindings()
+
+	var statuses []placementv1beta1.PerClusterPlacementStatus
+	indices := map[string]bool{}
+	for _, b := range picked {
+		st := r.clusterStatus(ps, b, external)
+		indices[st.ObservedResourceIndex] = true
+		statuses = append(statuses, st)
+	}
+	statuses = append(statuses, unfilledStatuses(ps, metav1.NewTime(r.now()))...)
+	p.Status.PerClusterPlacementStatuses = statuses
+
+	// RolloutStarted and what follows describe one resource index. A rolling update reports on
+	// the newest; with update runs the clusters may run different ones, and then there is none to
+	// report on.
+	var started metav1.Condition
+	switch {
+	case !external:
+		p.Status.ObservedResourceIndex = strconv.Itoa(ps.index)
+		p.Status.SelectedResources = identifiersOfObjects(ps.selection)
+		started = aggregate(ct.rolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
+			trueReason: placementv1beta1.RolloutStartedReason, otherReason: placementv1beta1.RolloutNotStartedYetReason,
+			trueText: "The rollout of resource snapshot index %s has started on all %d picked clusters",
+			waitText: "The rollout of resource snapshot index %s has not started yet on %s",
+		}, p.Status.ObservedResourceIndex)
+		if started.Status == metav1.ConditionUnknown {
+			started.Status = metav1.ConditionFalse
+		}
+	case len(picked) > 0 && len(indices) == 1 && !indices[""]:
+		p.Status.ObservedResourceIndex = statuses[0].ObservedResourceIndex
+		p.Status.SelectedResources = r.selectedResourcesOfIndex(ps, statuses[0].ObservedResourceIndex)
+		started = aggregate(ct.rolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
+			trueReason: placementv1beta1.RolloutStartedReason, otherReason: placementv1beta1.RolloutControlledByExternalControllerReason,
+			trueText: "Resource snapshot index %s has been rolled out to all %d picked clusters by update runs",
+			waitText: "Resource snapshot index %s is rolling out by an update run; not started yet on %s",
+		}, p.Status.ObservedResourceIndex)
+		if started.Status != metav1.ConditionTrue {
+			started.Status, started.Reason = metav1.ConditionUnknown, placementv1beta1.RolloutControlledByExternalControllerReason
+		}
+	default:
+		p.Status.ObservedResourceIndex = ""
+		p.Status.SelectedResources = nil
+		started = metav1.Condition{Type: ct.rolloutStarted, Status: metav1.ConditionUnknown,
+			Reason:  placementv1beta1.RolloutControlledByExternalControllerReason,
+			Message: externalRolloutMessage(ps, indices)}
+	}
+	setConditionFrom(p, started)
+
+	// Applied follows once RolloutStarted is True, and Available once Applied is.
+	prev := started
+	for _, next := range []struct {
+		condType   string
+		perCluster placementv1beta1.PerClusterPlacementConditionType
+		text       outcomeText
+	}{
+		{ct.applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
+			trueReason: placementv1beta1.ApplySucceededReason, falseReason: placementv1beta1.ApplyFailedReason,
+			otherReason: placementv1beta1.ApplyPendingReason,
+			trueText:    "Resource snapshot index %s is applied on all %d picked clusters",
+			falseText:   "Resource snapshot index %s failed to apply on %s",
+			waitText:    "Resource snapshot index %s is not applied yet on %s",
+		}},
+		{ct.available, placementv1beta1.PerClusterAvailableConditionType, outcomeText{
+			trueReason: placementv1beta1.AvailableReason, falseReason: placementv1beta1.NotAvailableYetReason,
+			otherReason: placementv1beta1.AvailableUnknownReason,
+			trueText:    "Resource snapshot index %s is available on all %d picked clusters",
+			falseText:   "Resource snapshot index %s is not available yet on %s",
+			waitText:    "The availability of resource snapshot index %s is not known yet on %s",
+		}},
+	} {
+		if prev.Status != metav1.ConditionTrue {
+			meta.RemoveStatusCondition(&p.Status.Conditions, next.condType)
+			continue
+		}
+		prev = aggregate(next.condType, picked, statuses, next.perCluster, next.text, p.Status.ObservedResourceIndex)
+		setConditionFrom(p, prev)
+	}
+}
+
+func setConditionFrom(p placementObj, c metav1.Condition) {
+	setCondition(p, c.Type, c.Status, c.Reason, c.Message)
+}
+
+// outcomeText words an aggregated condition.
+type outcomeText struct {
+	trueReason, falseReason, otherReason string
+	// trueText takes the index and the number of clusters; falseText and waitText the index
+	// and the clusters concerned.
+	trueText, falseText, waitText string
+}
+
+// aggregate folds one per-cluster condition over the picked clusters: True when it is True on
+// all, False when it is False on any, Unknown otherwise.
+func aggregate(condType string, picked []bindingObj, statuses []placementv1beta1.PerClusterPlacementStatus,
+	perCluster placementv1beta1.PerClusterPlacementConditionType, text outcomeText, index string) metav1.Condition {
+	var failed, waiting []string
+	for i := range picked {
+		c := meta.FindStatusCondition(statuses[i].Conditions, string(perCluster))
+		switch {
+		case c != nil && c.Status == metav1.ConditionTrue:
+		case c != nil && c.Status == metav1.ConditionFalse && text.falseReason != "":
+			failed = append(failed, describeCluster(statuses[i].ClusterName, c))
+		default:
+			waiting = append(waiting, describeCluster(statuses[i].ClusterName, c))
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return metav1.Condition{Type: condType, Status: metav1.ConditionFalse, Reason: text.falseReason,
+			Message: fmt.Sprintf(text.falseText, index, listClusters(failed))}
+	case len(waiting) > 0:
+		return metav1.Condition{Type: condType, Status: metav1.ConditionUnknown, Reason: text.otherReason,
+			Message: fmt.Sprintf(text.waitText, index, listClusters(waiting))}
+	}
+	return metav1.Condition{Type: condType, Status: metav1.ConditionTrue, Reason: text.trueReason,
+		Message: fmt.Sprintf(text.trueText, index, len(picked))}
+}
+
+func describeCluster(name string, c *metav1.Condition) string {
+	if c == nil || c.Message == "" {
+		return name
+	}
+	return name + " (" + c.Message + ")"
+}
+
+func listClusters(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+}
+
+// externalRolloutMessage explains why an External placement reports on no resource index.
+func externalRolloutMessage(ps *pass, indices map[string]bool) string {
+	const see = "check the staged update runs whose placementName is this placement"
+	switch {
+	case len(ps.pickedBindings()) == 0:
+		return "No cluster is picked; update runs roll resource snapshots out to picked clusters"
+	case len(indices) > 1:
+		return "The picked clusters run different resource snapshot indices; " + see
+	}
+	return "No resource snapshot has been rolled out to the picked clusters yet; " + see
+}
+
+// clusterStatus is the status of the placement on one picked cluster: Scheduled, then the
+// binding's conditions in order, up to the first that is not True.
+func (r *kindReconciler) clusterStatus(ps *pass, b bindingObj, external bool) placementv1beta1.PerClusterPlacementStatus {
+	gen := ps.p.GetGeneration()
+	st := placementv1beta1.PerClusterPlacementStatus{ClusterName: b.Spec.TargetCluster}
+	if idx, ok := snapshotIndex(ps.snapshots, ps.p.GetName(), b.Spec.ResourceSnapshotName); ok && b.Spec.State == placementv1beta1.BindingStateBound {
+		st.ObservedResourceIndex = strconv.Itoa(idx)
+	}
+	old := map[string]metav1.Condition{}
+	for _, c := range previousClusterStatus(ps.p, b.Spec.TargetCluster) {
+		old[c.Type] = c
+	}
+	add := func(c metav1.Condition) bool {
+		c.ObservedGeneration = gen
+		if o, ok := old[c.Type]; ok && o.Status == c.Status {
+			c.LastTransitionTime = o.LastTransitionTime
+		}
+		if c.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = metav1.NewTime(r.now())
+		}
+		st.Conditions = append(st.Conditions, c)
+		return c.Status == metav1.ConditionTrue
+	}
+	add(metav1.Condition{Type: string(placementv1beta1.PerClusterScheduledConditionType), Status: metav1.ConditionTrue,
+		Reason: placementv1beta1.ScheduleSucceededReason, Message: b.Spec.ClusterDecision.Reason})
+
+	started := bindingCondition(b, placementv1beta1.BindingRolloutStartedCondition, false)
+	switch {
+	case started != nil && b.Spec.State == placementv1beta1.BindingStateBound:
+	case external:
+		started = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: placementv1beta1.RolloutControlledByExternalControllerReason,
+			Message: "An update run decides when this cluster gets which resource snapshot"}
+	case started == nil:
+		started = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: placementv1beta1.RolloutStartedUnknownReason,
+			Message: "The rollout to this cluster has not been decided yet"}
+	}
+	started.Type = string(placementv1beta1.PerClusterRolloutStartedConditionType)
+	if !add(*started) {
+		return st
+	}
+	for _, t := range []struct {
+		binding    string
+		perCluster placementv1beta1.PerClusterPlacementConditionType
+		pending    string
+	}{
+		{placementv1beta1.BindingAppliedCondition, placementv1beta1.PerClusterAppliedConditionType, placementv1beta1.ApplyPendingReason},
+		{placementv1beta1.BindingAvailableCondition, placementv1beta1.PerClusterAvailableConditionType, placementv1beta1.AvailableUnknownReason},
+	} {
+		c := bindingCondition(b, t.binding, true)
+		if c == nil {
+			c = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: t.pending,
+				Message: "Waiting for the cluster to report on resource snapshot " + b.Spec.ResourceSnapshotName}
+		}
+		c.Type = string(t.perCluster)
+		if !add(*c) {
+			return st
+		}
+	}
+	return st
+}
+
+// bindingCondition is a binding condition for the binding's current generation (and, for what
+// the cluster reports, for the snapshot it names), or nil.
+func bindingCondition(b bindingObj, condType string, forSnapshot bool) *metav1.Condition {
+	c := meta.FindStatusCondition(b.Status.Conditions, condType)
+	if c == nil || c.ObservedGeneration != b.GetGeneration() {
+		return nil
+	}
+	if forSnapshot && b.Status.ObservedResourceSnapshotName != b.Spec.ResourceSnapshotName {
+		return nil
+	}
+	out := *c
+	out.LastTransitionTime = metav1.Time{}
+	return &out
+}
+
+func previousClusterStatus(p placementObj, cluster string) []metav1.Condition {
+	for _, s := range p.Status.PerClusterPlacementStatuses {
+		if s.ClusterName == cluster {
+			return s.Conditions
+		}
+	}
+	return nil
+}
+
+// unfilledStatuses are entries for the clusters a PickN or PickFixed policy asks for but could
+// not get: nameless ones for PickN, the named clusters for PickFixed.
+func unfilledStatuses(ps *pass, now metav1.Time) []placementv1beta1.PerClusterPlacementStatus {
+	var out []placementv1beta1.PerClusterPlacementStatus
+	notScheduled := func(name, why string) {
+		out = append(out, placementv1beta1.PerClusterPlacementStatus{ClusterName: name, Conditions: []metav1.Condition{{
+			Type: string(placementv1beta1.PerClusterScheduledConditionType), Status: metav1.ConditionFalse,
+			Reason: placementv1beta1.ResourceScheduleFailedReason, Message: why, ObservedGeneration: ps.p.GetGeneration(),
+			LastTransitionTime: now,
+		}}})
+	}
+	switch ps.spec.Policy.PlacementType {
+	case placementv1beta1.PickNPlacementType:
+		for range ps.schedule.shortfall {
+			notScheduled("", ps.schedule.message)
+		}
+	case placementv1beta1.PickFixedPlacementType:
+		for _, d := range ps.schedule.unpicked {
+			notScheduled(d.ClusterName, d.Reason)
+		}
+	}
+	// Keep the transition times of entries that did not change.
+	for i := range out {
+		for _, o := range ps.p.Status.PerClusterPlacementStatuses {
+			if o.ClusterName == out[i].ClusterName && len(o.Conditions) == 1 && o.Conditions[0].Status == metav1.ConditionFalse {
+				out[i].Conditions[0].LastTransitionTime = o.Conditions[0].LastTransitionTime
+			}
+		}
+	}
+	return out
+}
+
+func identifiersOfObjects(sel *selection) []placementv1beta1.ResourceIdentifier {
+	out := make([]placementv1beta1.ResourceIdentifier, 0, len(sel.objects))
+	for _, o := range sel.objects {
+		out = append(out, identifierOf(o))
+	}
+	return out
+}
+
+// selectedResourcesOfIndex lists the resources of snapshot group index.
+func (r *kindReconciler) selectedResourcesOfIndex(ps *pass, index string) []placementv1beta1.ResourceIdentifier {
+	if index == strconv.Itoa(ps.index) {
+		return identifiersOfObjects(ps.selection)
+	}
+	var group []resourceSnapshotObj
+	for _, s := range ps.snapshots {
+		if s.GetLabels()[placementv1beta1.ResourceIndexLabel] == index {
+			group = append(group, s)
+		}
+	}
+	// The first snapshot first, then the others by subindex.
+	slices.SortFunc(group, func(a, b resourceSnapshotObj) int {
+		return subindexOf(a) - subindexOf(b)
+	})
+	var out []placementv1beta1.ResourceIdentifier
+	for _, s := range group {
+		out = append(out, identifiersOfContents(s.Spec.SelectedResources)...)
+	}
+	return out
+}
+
+func subindexOf(s resourceSnapshotObj) int {
+	if isMaster(s) {
+		return -1
+	}
+	n, _ := strconv.Atoi(s.GetAnnotations()[placementv1beta1.SubindexOfResourceSnapshotAnnotation])
+	return n
+}

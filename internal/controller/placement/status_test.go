@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placement
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+)
+
+// testBinding is a binding of placement "web" to cluster, Bound to snapshot index (none when
+// negative), with the given binding conditions True for its generation and snapshot.
+func testBinding(cluster string, index int, trueConditions ...string) bindingObj {
+	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-" + cluster, Generation: 2}}
+	b.Spec = placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateScheduled, TargetCluster: cluster,
+		ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: true, Reason: "Picked"}}
+	if index >= 0 {
+		b.Spec.State = placementv1beta1.BindingStateBound
+		b.Spec.ResourceSnapshotName = "web-" + string(rune('0'+index)) + "-snapshot"
+		b.Status.ObservedResourceSnapshotName = b.Spec.ResourceSnapshotName
+	}
+	for _, ct := range trueConditions {
+		meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: ct, Status: metav1.ConditionTrue, Reason: "Test", ObservedGeneration: 2})
+	}
+	return asBinding(b)
+}
+
+func TestSetStatus(t *testing.T) {
+	const started, applied, available = placementv1beta1.BindingRolloutStartedCondition, placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition
+	done := []string{started, applied, available}
+	for _, tc := range []struct {
+		name      string
+		strategy  placementv1beta1.RolloutStrategyType
+		bindings  []bindingObj
+		index     string
+		want      map[string]metav1.ConditionStatus // by condition type; absent means not set
+		inMessage string
+	}{
+		{
+			name:      "External before any run: rollout controlled elsewhere, nothing to report on",
+			strategy:  placementv1beta1.ExternalRolloutStrategyType,
+			bindings:  []bindingObj{testBinding("member1", -1), testBinding("member2", -1)},
+			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
+			inMessage: "No resource snapshot has been rolled out",
+		},
+		{
+			name:      "External with clusters on different indices",
+			strategy:  placementv1beta1.ExternalRolloutStrategyType,
+			bindings:  []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 0, done...)},
+			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
+			inMessage: "different resource snapshot indices",
+		},
+		{
+			name:     "External while a run is still rolling index 1 out",
+			strategy: placementv1beta1.ExternalRolloutStrategyType,
+			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1)},
+			index:    "1",
+			want:     map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
+		},
+		{
+			name:     "External once a run brought every cluster to index 1",
+			strategy: placementv1beta1.ExternalRolloutStrategyType,
+			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, done...)},
+			index:    "1",
+			want: map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionTrue,
+				"ClusterResourcePlacementApplied": metav1.ConditionTrue, "ClusterResourcePlacementAvailable": metav1.ConditionTrue},
+		},
+		{
+			name:     "RollingUpdate waiting for a cluster to apply",
+			strategy: placementv1beta1.RollingUpdateRolloutStrategyType,
+			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, started)},
+			index:    "1",
+			want: map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionTrue,
+				"ClusterResourcePlacementApplied": metav1.ConditionUnknown},
+			inMessage: "not applied yet on member2",
+		},
+		{
+			name:      "RollingUpdate with a cluster not started",
+			strategy:  placementv1beta1.RollingUpdateRolloutStrategyType,
+			bindings:  []bindingObj{testBinding("member1", 1, done...), testBinding("member2", -1)},
+			index:     "1",
+			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionFalse},
+			inMessage: "not started yet on member2",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := asPlacement(&placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}})
+			p.Status.Conditions = []metav1.Condition{{Type: "ClusterResourcePlacementAvailable", Status: metav1.ConditionTrue, Reason: "Old"}}
+			ps := &pass{p: p, spec: withDefaults(&placementv1beta1.PlacementSpec{Strategy: placementv1beta1.RolloutStrategy{Type: tc.strategy}}),
+				selection: &selection{}, index: 1, bindings: tc.bindings}
+			r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, scope: clusterScope}
+			r.setStatus(ps)
+			if p.Status.ObservedResourceIndex != tc.index {
+				t.Errorf("observedResourceIndex %q, want %q", p.Status.ObservedResourceIndex, tc.index)
+			}
+			var messages []string
+			for _, ct := range []string{"ClusterResourcePlacementRolloutStarted", "ClusterResourcePlacementApplied", "ClusterResourcePlacementAvailable"} {
+				c := meta.FindStatusCondition(p.Status.Conditions, ct)
+				want, set := tc.want[ct]
+				switch {
+				case c == nil && set:
+					t.Errorf("%s missing, want %s", ct, want)
+				case c != nil && !set:
+					t.Errorf("%s is set (%s: %s), want none", ct, c.Status, c.Message)
+				case c != nil && (c.Status != want || c.ObservedGeneration != 3):
+					t.Errorf("%s is %s at %d (%s), want %s at 3", ct, c.Status, c.ObservedGeneration, c.Message, want)
+				}
+				if c != nil {
+					messages = append(messages, c.Message)
+				}
+			}
+			if !strings.Contains(strings.Join(messages, "\n"), tc.inMessage) {
+				t.Errorf("messages %q do not say %q", messages, tc.inMessage)
+			}
+			if len(p.Status.PerClusterPlacementStatuses) != len(tc.bindings) {
+				t.Errorf("%d cluster statuses", len(p.Status.PerClusterPlacementStatuses))
+			}
+		})
+	}
+}
