@@ -1,0 +1,28 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+// Reasons of the condition of a FailedResourcePlacement, which says what is wrong with one
+// resource on one cluster. The values are those of Kubefleet's work applier.
+const (
+	// ManifestApplyFailedReason: the resource could not be applied (condition type Applied).
+	ManifestApplyFailedReason = "FailedToApply"
+
+	// ManifestNotAvailableYetReason: the resource is applied but not available yet (condition
+	// type Available).
+	ManifestNotAvailableYetReason = "ManifestNotAvailableYet"
+)

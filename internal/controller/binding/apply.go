@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package binding
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// probeTimeout bounds the probe that explains a failed apply.
+const probeTimeout = 5 * time.Second
+
+// reconcileBound applies the binding's snapshot group unless it was applied recently, then
+// checks the availability of what it applied.
+func (r *kindReconciler) reconcileBound(ctx context.Context, b client.Object) (ctrl.Result, error) {
+	spec, st := parts(b)
+	if spec.ApplyStrategy != nil && spec.ApplyStrategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
+		return r.notApplied(ctx, b, notApplied("applyStrategy type %s is not supported yet: nothing is applied", spec.ApplyStrategy.Type))
+	}
+	remote, err := r.connect(ctx, spec.TargetCluster)
+	if err != nil {
+		return r.notApplied(ctx, b, err)
+	}
+	last := r.memo.get(client.ObjectKeyFromObject(b))
+	if !last.current(b) {
+		if last, err = r.apply(ctx, b, remote); err != nil {
+			return r.notApplied(ctx, b, err)
+		}
+	}
+	setApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, len(last.objects))
+	return r.checkAvailability(ctx, b, remote, last), nil
+}
+
+// connect returns the connection to a member cluster that can receive resources, or an
+// inputError saying why there is none.
+func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remote, error) {
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, notApplied("MemberCluster %s does not exist", name)
+		}
+		return nil, err
+	}
+	if !mc.DeletionTimestamp.IsZero() {
+		return nil, notApplied("MemberCluster %s is being deleted", name)
+	}
+	// Joined=False is the MemberCluster controller saying the cluster cannot be reached; it
+	// flips back when it can, which wakes this binding (see SetupWithManager).
+	joined := meta.FindStatusCondition(mc.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined))
+	if joined != nil && joined.Status == metav1.ConditionFalse {
+		return nil, notApplied("MemberCluster %s has not joined: %s", name, joined.Message)
+	}
+	remote, err := r.Clusters.Get(ctx, memberRef(name))
+	if ce, ok := fleet.AsClusterError(err); ok {
+		return nil, notApplied("MemberCluster %s: %s", name, ce.Message)
+	}
+	return remote, err
+}
+
+// apply deploys the snapshot group to the member cluster for the binding's placement.
+func (r *kindReconciler) apply(ctx context.Context, b client.Object, remote *fleet.Remote) (*applied, error) {
+	spec, _ := parts(b)
+	owner := r.scope.owner(b)
+	if owner == "" {
+		return nil, notApplied("the binding has no %s label naming its placement", placementv1beta1.PlacementTrackingLabel)
+	}
+	objs, err := r.loadGroup(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if r.scope.namespaced {
+		if err := confine(objs, b.GetNamespace(), remote.Mapper); err != nil {
+			return nil, err
+		}
+	}
+	res, err := manifests.Apply(ctx, remote, manifests.Request{Owner: owner, Objects: objs})
+	if err != nil {
+		return nil, r.applyError(ctx, b, objs, err)
+	}
+	logr.FromContextOrDiscard(ctx).Info("applied", "objects", len(res.Applied), "pruned", len(res.Pruned))
+	a := &applied{
+		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.ResyncInterval),
+		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{},
+	}
+	r.memo.succeeded(client.ObjectKeyFromObject(b), a)
+	return a, nil
+}
+
+// applyError turns a failed apply into an inputError for the Applied condition, naming the
+// resources that failed. The deploy engine prunes nothing after a failure, so what the cluster
+// ran before stays.
+func (r *kindReconciler) applyError(ctx context.Context, b client.Object, objs []manifests.Object, err error) error {
+	spec, _ := parts(b)
+	if !manifests.IsPermanent(err) {
+		if msg, ok := r.unreachable(ctx, spec.TargetCluster); ok {
+			return notApplied("MemberCluster %s: %s", spec.TargetCluster, msg)
+		}
+	}
+	in := notApplied("applying %s to MemberCluster %s: %v",
+		r.scope.describe(b.GetNamespace(), spec.ResourceSnapshotName), spec.TargetCluster, err)
+	in.failed = attribute(err, objs, b.GetGeneration())
+	return in
+}
+
+// attribute lists the resources err is about, each with the part of err that concerns it. The
+// deploy engine names an object and its source in each of its errors, and every object here has
+// its own source ("ClusterResourceSnapshot p-1-snapshot item 3").
+func attribute(err error, objs []manifests.Object, gen int64) []placementv1beta1.FailedResourcePlacement {
+	var out []placementv1beta1.FailedResourcePlacement
+	var conflict *manifests.ConflictError
+	if errors.As(err, &conflict) {
+		for _, c := range conflict.Conflicts {
+			out = append(out, failure(c.Object, gen, placementv1beta1.BindingAppliedCondition, placementv1beta1.ManifestApplyFailedReason, c.Message))
+		}
+		return out
+	}
+	for _, leaf := range leaves(err) {
+		msg := leaf.Error()
+		for _, o := range objs {
+			if strings.Contains(msg, "(from "+o.Source+")") {
+				out = append(out, failure(manifests.RefOf(o.Manifest), gen, placementv1beta1.BindingAppliedCondition,
+					placementv1beta1.ManifestApplyFailedReason, msg))
+			}
+		}
+	}
+	return out
+}
+
+// leaves flattens errors joined with errors.Join.
+func leaves(err error) []error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range joined.Unwrap() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// notApplied records why the snapshot is not applied and says when to try again. Errors other
+// than inputErrors are trouble reading the management cluster: they are returned as they are.
+func (r *kindReconciler) notApplied(ctx context.Context, b client.Object, err error) (ctrl.Result, error) {
+	var in *inputError
+	if !errors.As(err, &in) {
+		return ctrl.Result{}, err
+	}
+	spec, st := parts(b)
+	n := r.memo.failed(client.ObjectKeyFromObject(b))
+	// Waiting for a snapshot group to be complete is no failure worth an event.
+	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.reason, in.message, in.failed)
+	if news && in.reason != placementv1beta1.WorkApplyInProcessReason {
+		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply", "%s", truncate(in.message))
+	}
+	wait := r.backoff(n)
+	logr.FromContextOrDiscard(ctx).Info("not applied", "why", in.message, "attempts", n, "retryIn", wait)
+	return ctrl.Result{RequeueAfter: wait}, nil
+}

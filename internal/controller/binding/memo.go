@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package binding
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+)
+
+// applied records the last successful apply of a binding, so that the frequent availability
+// checks between two applies read only the objects whose state matters instead of applying the
+// whole snapshot again. It lives in memory only: after a restart every binding is applied once
+// more, which server-side apply makes harmless.
+type applied struct {
+	uid        types.UID
+	generation int64
+	snapshot   string
+	// due is when to apply again, to revert drift.
+	due     time.Time
+	objects []manifests.ObjectRef
+	// ok holds the objects found available (or untrackable) since the apply; they are not read
+	// again until the next apply.
+	ok map[manifests.ObjectRef]availability.Result
+	// stale is set when an object went missing: the next reconcile applies again at once.
+	stale bool
+}
+
+// current reports whether a describes b as it is now and is not due to be applied again.
+func (a *applied) current(b client.Object) bool {
+	spec, _ := parts(b)
+	return a != nil && !a.stale && a.uid == b.GetUID() && a.generation == b.GetGeneration() &&
+		a.snapshot == spec.ResourceSnapshotName && time.Now().Before(a.due)
+}
+
+// resyncAt is when an apply made now is due again: after interval, stretched by up to a tenth so
+// that the bindings of a fleet, all applied at once after a restart, do not stay in step.
+func resyncAt(interval time.Duration) time.Time {
+	return time.Now().Add(interval + rand.N(interval/10+1))
+}
+
+// memo holds, per binding, its last apply and how many attempts in a row failed.
+type memo struct {
+	mu       sync.Mutex
+	applies  map[types.NamespacedName]*applied
+	failures map[types.NamespacedName]int
+}
+
+func newMemo() *memo {
+	return &memo{applies: map[types.NamespacedName]*applied{}, failures: map[types.NamespacedName]int{}}
+}
+
+func (m *memo) get(key types.NamespacedName) *applied {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.applies[key]
+}
+
+// succeeded records an apply and clears the failure count.
+func (m *memo) succeeded(key types.NamespacedName, a *applied) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.applies[key] = a
+	delete(m.failures, key)
+}
+
+// failed forgets the last apply and returns how many attempts in a row have failed.
+func (m *memo) failed(key types.NamespacedName) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.applies, key)
+	m.failures[key]++
+	return m.failures[key]
+}
+
+func (m *memo) forget(key types.NamespacedName) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.applies, key)
+	delete(m.failures, key)
+}

@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package binding applies what ClusterResourceBindings and ResourceBindings bind: a Bound
+// binding's resource snapshot group is deployed to its member cluster with the shared deploy
+// engine, its availability tracked with Kubefleet's rules and reported in the binding's Applied
+// and Available conditions; an Unscheduled or deleted binding's resources are withdrawn.
+package binding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// Defaults of the Reconciler's intervals.
+const (
+	DefaultAvailabilityInterval = 2 * time.Second
+	DefaultResyncInterval       = 30 * time.Second
+	DefaultMaxBackoff           = 30 * time.Second
+	DefaultMaxConcurrency       = 8
+)
+
+// Event reasons.
+const (
+	ReasonApplyFailed    = "ApplyFailed"
+	ReasonAvailable      = "Available"
+	ReasonWithdrawn      = "Withdrawn"
+	ReasonWithdrawFailed = "WithdrawFailed"
+)
+
+// Reconciler applies bindings of both kinds to their member clusters. Build it with
+// NewReconciler; SetupWithManager registers one controller per kind.
+//
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;patch;update
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=get;patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterresourceplacements;resourceplacements,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+type Reconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	// Clusters connects to member clusters.
+	Clusters *fleet.Cache
+	// AvailabilityInterval is how often a binding whose resources are applied but not all
+	// available is checked again.
+	AvailabilityInterval time.Duration
+	// ResyncInterval is how often a Bound binding is applied again, which reverts changes made
+	// on the member cluster (drift) and recreates what was deleted there.
+	ResyncInterval time.Duration
+	// MaxBackoff caps the wait between failed attempts, which doubles from one second.
+	MaxBackoff time.Duration
+	// MaxConcurrentReconciles is per binding kind; applying is mostly waiting on member clusters.
+	MaxConcurrentReconciles int
+}
+
+// NewReconciler returns a Reconciler with the default intervals.
+func NewReconciler(c client.Client, recorder events.EventRecorder, clusters *fleet.Cache) *Reconciler {
+	return &Reconciler{
+		Client:                  c,
+		Recorder:                recorder,
+		Clusters:                clusters,
+		AvailabilityInterval:    DefaultAvailabilityInterval,
+		ResyncInterval:          DefaultResyncInterval,
+		MaxBackoff:              DefaultMaxBackoff,
+		MaxConcurrentReconciles: DefaultMaxConcurrency,
+	}
+}
+
+// kindReconciler reconciles the bindings of one kind.
+type kindReconciler struct {
+	*Reconciler
+	scope scope
+	memo  *memo
+}
+
+func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	b := r.scope.newBinding()
+	if err := r.Get(ctx, req.NamespacedName, b); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.memo.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	spec, status := parts(b)
+	ctx = logr.NewContext(ctx, logr.FromContextOrDiscard(ctx).WithValues(
+		"cluster", spec.TargetCluster, "state", spec.State, "snapshot", spec.ResourceSnapshotName))
+	before := b.DeepCopyObject().(client.Object)
+	defer func() {
+		if _, was := parts(before); !equality.Semantic.DeepEqual(was, status) {
+			// The optimistic lock keeps a concurrent write of the conditions other controllers
+			// own (RolloutStarted) from being overwritten by this whole-list patch. It checks
+			// the resource version of before: that of this reconcile's own last write.
+			before.SetResourceVersion(b.GetResourceVersion())
+			err := r.Status().Patch(ctx, b, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+			if err != nil && !apierrors.IsNotFound(err) {
+				retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
+			}
+		}
+		if apierrors.IsConflict(retErr) {
+			// Someone else wrote the binding meanwhile: start over from what they wrote.
+			logr.FromContextOrDiscard(ctx).V(1).Info("conflict, starting over", "error", retErr.Error())
+			result, retErr = ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
+		}
+	}()
+
+	if !b.GetDeletionTimestamp().IsZero() {
+		return r.reconcileDelete(ctx, b)
+	}
+	apply, err := r.applies(ctx, b)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	switch {
+	case apply:
+		if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
+			// Before anything is applied, so that whatever gets applied is withdrawn one day.
+			if err := r.updateFinalizer(ctx, b, controllerutil.AddFinalizer); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+		return r.reconcileBound(ctx, b)
+	case spec.State == placementv1beta1.BindingStateUnscheduled:
+		return r.reconcileUnscheduled(ctx, b)
+	}
+	// Scheduled: the cluster is picked, nothing is bound to it yet. Whatever an earlier state
+	// applied stays as it is.
+	r.memo.forget(req.NamespacedName)
+	return ctrl.Result{}, nil
+}
+
+// applies reports whether the binding's snapshot is to be applied: it is Bound, or it is an
+// Unscheduled binding of a placement with strategy type External. As in Kubefleet, such a binding
+// is treated as bound until an update run's deletion stage deletes it, and its cluster keeps
+// the resources until then.
+func (r *kindReconciler) applies(ctx context.Context, b client.Object) (bool, error) {
+	spec, _ := parts(b)
+	switch {
+	case spec.State == placementv1beta1.BindingStateBound:
+		return true, nil
+	case spec.State != placementv1beta1.BindingStateUnscheduled || spec.ResourceSnapshotName == "":
+		return false, nil
+	}
+	return r.scope.external(ctx, r.Client, b)
+}
+
+// updateFinalizer adds or removes BindingFinalizer with a metadata patch. The patch response
+// replaces b, status included: call it before changing the status.
+func (r *kindReconciler) updateFinalizer(ctx context.Context, b client.Object, change func(client.Object, string) bool) error {
+	orig := b.DeepCopyObject().(client.Object)
+	if !change(b, placementv1beta1.BindingFinalizer) {
+		return nil
+	}
+	return r.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+}
+
+// backoff is how long to wait after n failed attempts in a row.
+func (r *kindReconciler) backoff(n int) time.Duration {
+	d := time.Second
+	for i := 1; i < n && d < r.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, r.MaxBackoff)
+}
+
+func memberRef(name string) fleet.ClusterRef {
+	return fleet.ClusterRef{Kind: fleet.KindMemberCluster, Name: name}
+}
