@@ -23,11 +23,14 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/placement"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
@@ -85,6 +88,20 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"clusterpromotion", func() error {
 			return (&clusterpromotion.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")}).SetupWithManager(mgr)
+		}},
+		{"placement", func() error {
+			return placement.NewReconciler(placement.Options{}).SetupWithManager(mgr)
+		}},
+		{"binding", func() error {
+			r := binding.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
+			r.ResyncInterval = opts.DriftInterval
+			return r.SetupWithManager(mgr)
+		}},
+		{"clusterstagedupdaterun", func() error {
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller")}).SetupWithManager(mgr)
+		}},
+		{"stagedupdaterun", func() error {
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Namespaced: true}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{

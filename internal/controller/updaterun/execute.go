@@ -200,7 +200,9 @@ func (r *Reconciler) bind(ctx context.Context, ru *run, b binding, snapshot stri
 		Message: fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
 			ru.status.ResourceSnapshotIndexUsed, ru.GetName()),
 	})
-	return r.Status().Patch(ctx, b.Object, client.MergeFrom(base))
+	// The lock keeps the binding controller's Applied and Available, written meanwhile, from
+	// being replaced with the condition list read before.
+	return r.Status().Patch(ctx, b.Object, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }
 
 // afterStage runs once every cluster of the stage is updated: the stage waits for its
