@@ -436,3 +436,55 @@ func TestStopAndResume(t *testing.T) {
 		}
 	}
 }
+
+// TestRollingUpdatePlacement: without an External strategy a placement rolls every change out
+// by itself, and withdraws what it placed when it is deleted.
+func TestRollingUpdatePlacement(t *testing.T) {
+	c := testenv.Client(t)
+	apply(t, "004-namespace-test-namespace.yaml", func(u *unstructured.Unstructured) { u.SetName("rolling") })
+	apply(t, "004-configmap-test-cm-value1.yaml", func(u *unstructured.Unstructured) { u.SetNamespace("rolling") })
+	crp := apply(t, "004-clusterresourceplacement-example-placement.yaml", func(u *unstructured.Unstructured) {
+		u.SetName("rolling-update")
+		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"group": "", "version": "v1", "kind": "Namespace", "name": "rolling"}}, "spec", "resourceSelectors")
+		_ = unstructured.SetNestedMap(u.Object, map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": int64(1)}}, "spec", "strategy")
+	})
+	values := func(want string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			for _, m := range members {
+				cm, err := member(t, m).CoreV1().ConfigMaps("rolling").Get(ctx, "test-cm", metav1.GetOptions{})
+				if err != nil {
+					return fmt.Errorf("%s: %w", m, err)
+				}
+				if cm.Data["key"] != want {
+					return fmt.Errorf("%s: key=%s, want %s", m, cm.Data["key"], want)
+				}
+			}
+			return nil
+		}
+	}
+	testenv.Eventually(t, timeout, values("value1"))
+	apply(t, "004-configmap-test-cm-value2.yaml", func(u *unstructured.Unstructured) { u.SetNamespace("rolling") })
+	testenv.Eventually(t, timeout, values("value2"))
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "rolling-update"}, p); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementAvailableConditionType)) {
+			return fmt.Errorf("not available: %+v", p.Status.Conditions)
+		}
+		return nil
+	})
+
+	if err := c.Delete(t.Context(), crp); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		for _, m := range members {
+			if _, err := member(t, m).CoreV1().ConfigMaps("rolling").Get(ctx, "test-cm", metav1.GetOptions{}); err == nil {
+				return fmt.Errorf("%s still has test-cm", m)
+			}
+		}
+		return nil
+	})
+}

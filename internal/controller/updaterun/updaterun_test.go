@@ -352,3 +352,48 @@ func TestStopAndResume(t *testing.T) {
 	}
 	waitRun(t, c, run.Name, succeeded)
 }
+
+// TestBeforeStageApproval: a before-stage Approval holds the stage's first cluster until the
+// request <run>-before-<stage> is approved.
+func TestBeforeStageApproval(t *testing.T) {
+	c := startControllers(t)
+	fleet(t, c, "before-placement")
+	s := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "before-strategy"}}
+	s.Spec.Stages = []placementv1beta1.StageConfig{
+		stageConfig("staging", map[string]string{"environment": "staging"}),
+		stageConfig("canary", map[string]string{"environment": "canary"}),
+	}
+	s.Spec.Stages[1].BeforeStageTasks = []placementv1beta1.StageTask{{Type: placementv1beta1.StageTaskTypeApproval}}
+	create(t, c, s)
+	run := newRun("before-run", "before-placement", "before-strategy", "1")
+	create(t, c, run)
+
+	approval := &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "before-run-before-canary"}}
+	waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
+		return c.Get(t.Context(), client.ObjectKeyFromObject(approval), approval)
+	})
+	if approval.Labels[placementv1beta1.TaskTypeLabel] != "beforeStage" || approval.Spec.TargetStage != "canary" {
+		t.Errorf("approval request %+v", approval)
+	}
+	held := waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
+		return conditionIs(r.Status.Conditions, "Progressing", metav1.ConditionFalse, placementv1beta1.UpdateRunWaitingReason)
+	})
+	for _, cl := range held.Status.StagesStatus[1].Clusters {
+		if clusterStarted(&cl) {
+			t.Errorf("%s started before the stage was approved", cl.ClusterName)
+		}
+	}
+	approve := []byte(`{"status":{"conditions":[{"type":"Approved","status":"True","reason":"ok","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+	if err := c.Status().Patch(t.Context(), approval, client.RawPatch(types.MergePatchType, approve)); err != nil {
+		t.Fatal(err)
+	}
+	done := waitRun(t, c, run.Name, succeeded)
+	if err := conditionIs(done.Status.StagesStatus[1].BeforeStageTaskStatus[0].Conditions, "ApprovalRequestApproved", metav1.ConditionTrue,
+		placementv1beta1.BeforeStageTaskApprovalRequestApprovedReason); err != nil {
+		t.Error(err)
+	}
+}
+
+func stageConfig(name string, match map[string]string) placementv1beta1.StageConfig {
+	return placementv1beta1.StageConfig{Name: name, LabelSelector: &metav1.LabelSelector{MatchLabels: match}}
+}
