@@ -387,6 +387,7 @@ func TestStopAndResume(t *testing.T) {
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		return c.Get(ctx, client.ObjectKey{Name: "stop-placement-0-snapshot"}, &placementv1beta1.ClusterResourceSnapshot{})
 	})
+	// A run created right away waits for the placement to finish scheduling: it cannot miss a cluster.
 	run := apply(t, "004-clusterstagedupdaterun-example-run.yaml", func(u *unstructured.Unstructured) {
 		u.SetName("stop-run")
 		_ = unstructured.SetNestedField(u.Object, "stop-placement", "spec", "placementName")
@@ -398,7 +399,10 @@ func TestStopAndResume(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if len(r.Status.StagesStatus) == 0 || !meta.IsStatusConditionTrue(r.Status.StagesStatus[0].Clusters[0].Conditions, "Succeeded") {
+		if len(r.Status.StagesStatus) != 2 || len(r.Status.StagesStatus[0].Clusters) != 1 || len(r.Status.StagesStatus[1].Clusters) != 2 {
+			return fmt.Errorf("stages %+v", r.Status.StagesStatus)
+		}
+		if !meta.IsStatusConditionTrue(r.Status.StagesStatus[0].Clusters[0].Conditions, "Succeeded") {
 			return fmt.Errorf("staging not updated yet")
 		}
 		return nil

@@ -17,7 +17,7 @@ limitations under the License.
 // Package binding applies what ClusterResourceBindings and ResourceBindings bind: a Bound
 // binding's resource snapshot group is deployed to its member cluster with the shared deploy
 // engine, its availability tracked with Kubefleet's rules and reported in the binding's Applied
-// and Available conditions; an Unscheduled or deleted binding's resources are withdrawn.
+// and Available conditions; a deleted binding's resources are withdrawn.
 package binding
 
 import (
@@ -155,10 +155,11 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	return ctrl.Result{}, nil
 }
 
-// applies reports whether the binding's snapshot is to be applied: it is Bound, or it is an
-// Unscheduled binding of a placement with strategy type External. As in Kubefleet, such a binding
-// is treated as bound until an update run's deletion stage deletes it, and its cluster keeps
-// the resources until then.
+// applies reports whether the binding's snapshot is to be applied: it is Bound, or it is
+// Unscheduled while its placement lives. As in Kubefleet, a cluster keeps what an Unscheduled
+// binding gave it until the binding is deleted — by the placement's rolling update, within
+// maxUnavailable and maxSurge, or by an update run's deletion stage — so that dropping a cluster
+// follows the same rollout rules as adding one.
 func (r *kindReconciler) applies(ctx context.Context, b client.Object) (bool, error) {
 	spec, _ := parts(b)
 	switch {
@@ -167,7 +168,7 @@ func (r *kindReconciler) applies(ctx context.Context, b client.Object) (bool, er
 	case spec.State != placementv1beta1.BindingStateUnscheduled || spec.ResourceSnapshotName == "":
 		return false, nil
 	}
-	return r.scope.external(ctx, r.Client, b)
+	return r.scope.placementLive(ctx, r.Client, b)
 }
 
 // updateFinalizer adds or removes BindingFinalizer with a metadata patch. The patch response

@@ -160,23 +160,15 @@ func (s scope) listSnapshots(ctx context.Context, c client.Reader, namespace, pl
 	return out, nil
 }
 
-// external reports whether the binding's placement exists, is not being deleted and leaves
-// rollouts to update runs (strategy type External).
-func (s scope) external(ctx context.Context, c client.Reader, b client.Object) (bool, error) {
+// placementLive reports whether the binding's placement exists and is not being deleted.
+func (s scope) placementLive(ctx context.Context, c client.Reader, b client.Object) (bool, error) {
 	name := placementOf(b)
 	if name == "" {
 		return false, nil
 	}
-	var (
-		obj  client.Object
-		spec *placementv1beta1.PlacementSpec
-	)
+	var obj client.Object = &placementv1beta1.ClusterResourcePlacement{}
 	if s.namespaced {
-		p := &placementv1beta1.ResourcePlacement{}
-		obj, spec = p, &p.Spec
-	} else {
-		p := &placementv1beta1.ClusterResourcePlacement{}
-		obj, spec = p, &p.Spec
+		obj = &placementv1beta1.ResourcePlacement{}
 	}
 	err := c.Get(ctx, client.ObjectKey{Namespace: b.GetNamespace(), Name: name}, obj)
 	if apierrors.IsNotFound(err) {
@@ -185,7 +177,7 @@ func (s scope) external(ctx context.Context, c client.Reader, b client.Object) (
 	if err != nil {
 		return false, err
 	}
-	return obj.GetDeletionTimestamp().IsZero() && spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType, nil
+	return obj.GetDeletionTimestamp().IsZero(), nil
 }
 
 // siblings returns the other bindings of b's placement.

@@ -42,8 +42,8 @@ func (r *kindReconciler) reconcileDelete(ctx context.Context, b client.Object) (
 	return ctrl.Result{}, r.updateFinalizer(ctx, b, controllerutil.RemoveFinalizer)
 }
 
-// reconcileUnscheduled withdraws what the binding applied from a cluster its placement no longer
-// picks (see applies for the exception).
+// reconcileUnscheduled withdraws what an Unscheduled binding applied once its placement is gone
+// or going (while it lives, see applies).
 func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b client.Object) (ctrl.Result, error) {
 	// The finalizer goes only once the resources are withdrawn: without it nothing is left.
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {

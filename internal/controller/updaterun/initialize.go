@@ -33,7 +33,7 @@ import (
 func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	s, spec := ru.scope, ru.spec
 	placementName := s.describe(s.placementKind(), spec.PlacementName)
-	placement, err := s.placement(ctx, spec.PlacementName)
+	placement, scheduled, err := s.placement(ctx, spec.PlacementName)
 	if err != nil {
 		return err
 	}
@@ -45,6 +45,11 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 			t = placementv1beta1.RollingUpdateRolloutStrategyType
 		}
 		return abort(fmt.Sprintf("%s has rollout strategy %s; staged update runs drive placements whose strategy type is External", placementName, t))
+	}
+	if !scheduled {
+		// The run's clusters are the placement's picks: freezing them halfway through scheduling
+		// would leave clusters out for good.
+		return errNotScheduled(placementName + " has not finished scheduling its clusters yet")
 	}
 	ru.status.ApplyStrategy = placement.Strategy.ApplyStrategy.DeepCopy()
 
@@ -151,3 +156,10 @@ func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName s
 	}
 	return index, nil
 }
+
+// notScheduledError: the run cannot initialize yet, and will when the placement has scheduled.
+type notScheduledError struct{ msg string }
+
+func (e *notScheduledError) Error() string { return e.msg }
+
+func errNotScheduled(msg string) error { return &notScheduledError{msg} }

@@ -150,6 +150,11 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 	switch c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); {
 	case c == nil || c.Status == metav1.ConditionUnknown:
 		if err := r.initialize(ctx, ru); err != nil {
+			var wait *notScheduledError
+			if errors.As(err, &wait) {
+				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionUnknown, "WaitingForScheduling", wait.msg)
+				return ctrl.Result{RequeueAfter: time.Second}, nil
+			}
 			if msg, ok := isAbort(err); ok {
 				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionFalse,
 					placementv1beta1.UpdateRunInitializeFailedReason, msg)

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
@@ -58,20 +60,26 @@ func (s scope) describe(kind, name string) string {
 	return kind + " " + s.namespace + "/" + name
 }
 
-// placement reads the run's placement; nil when it does not exist.
-func (s scope) placement(ctx context.Context, name string) (*placementv1beta1.PlacementSpec, error) {
+// placement reads the run's placement; nil when it does not exist. scheduled reports whether
+// the placement's scheduler has decided on its current generation (Scheduled True or False).
+func (s scope) placement(ctx context.Context, name string) (spec *placementv1beta1.PlacementSpec, scheduled bool, err error) {
+	var obj client.Object
+	var status *placementv1beta1.PlacementStatus
+	condition := string(placementv1beta1.ClusterResourcePlacementScheduledConditionType)
 	if s.namespace == "" {
 		p := &placementv1beta1.ClusterResourcePlacement{}
-		if err := s.Get(ctx, s.key(name), p); err != nil {
-			return nil, client.IgnoreNotFound(err)
-		}
-		return &p.Spec, nil
+		obj, spec, status = p, &p.Spec, &p.Status
+	} else {
+		p := &placementv1beta1.ResourcePlacement{}
+		obj, spec, status = p, &p.Spec, &p.Status
+		condition = string(placementv1beta1.ResourcePlacementScheduledConditionType)
 	}
-	p := &placementv1beta1.ResourcePlacement{}
-	if err := s.Get(ctx, s.key(name), p); err != nil {
-		return nil, client.IgnoreNotFound(err)
+	if err := s.Get(ctx, s.key(name), obj); err != nil {
+		return nil, false, client.IgnoreNotFound(err)
 	}
-	return &p.Spec, nil
+	c := meta.FindStatusCondition(status.Conditions, condition)
+	scheduled = c != nil && c.Status != metav1.ConditionUnknown && c.ObservedGeneration == obj.GetGeneration()
+	return spec, scheduled, nil
 }
 
 // strategy reads the run's strategy; nil when it does not exist.

@@ -112,6 +112,12 @@ func fleet(t *testing.T, c client.Client, placement string) {
 	seed(t, "004-clusterresourceplacement-example-placement.yaml", crp)
 	crp.Name = placement
 	create(t, c, crp)
+	// The placement controller's part: scheduling is done.
+	crp.Status.Conditions = []metav1.Condition{{Type: string(placementv1beta1.ClusterResourcePlacementScheduledConditionType),
+		Status: metav1.ConditionTrue, Reason: "Scheduled", ObservedGeneration: crp.Generation, LastTransitionTime: metav1.Now()}}
+	if err := c.Status().Update(ctx, crp); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 2 {
 		snap := &placementv1beta1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("%s-%d-snapshot", placement, i),
