@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpromotion_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m,
+		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev"}},
+		sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod"}},
+	)
+}
+
+const timeout = 90 * time.Second
+
+func setup(mgr ctrl.Manager) error {
+	return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second})
+}
+
+// TestResumesAfterRestart stops the controller while dev soaks and starts a new one after the
+// soak is over: the new controller picks the rollout up from status, promotes to prod without
+// redeploying dev, and never deploys prod before dev's soak ended.
+func TestResumesAfterRestart(t *testing.T) {
+	c := testenv.Client(t)
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: restart\ndata:\n  value: v1\n"
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "restart", Namespace: "default"}, Data: map[string]string{"cm.yaml": manifest}}
+	if err := c.Create(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "restart"}}
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "restart"}}
+	const soak = 4 * time.Second
+	p.Spec.Stages = []configv1beta1.Stage{
+		{Name: "dev", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: &metav1.Duration{Duration: soak}}}},
+		{Name: "prod"},
+	}
+	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
+	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
+
+	var soakEnds time.Time
+	t.Run("first controller", func(t *testing.T) {
+		testenv.StartManager(t, setup)
+		if err := c.Create(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got := &configv1beta1.ClusterPromotion{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+				return err
+			}
+			if len(got.Status.Stages) != 1 || got.Status.Stages[0].LastSuccessfulAppliedTime == nil {
+				return fmt.Errorf("dev not provisioned yet: %+v", got.Status.Stages)
+			}
+			soakEnds = got.Status.Stages[0].LastSuccessfulAppliedTime.Add(soak)
+			return nil
+		})
+	}) // the controller stops here, mid-soak
+
+	dev := configMapOn(t, "dev")
+	if time.Now().After(soakEnds) {
+		t.Skip("the machine was too slow to stop the controller before the soak ended")
+	}
+	// The outage lasts past the end of the soak; nothing deploys meanwhile.
+	testenv.Eventually(t, soak+timeout, func(ctx context.Context) error {
+		_, err := kubernetes.NewForConfigOrDie(managed(t, "prod")).CoreV1().ConfigMaps("restart").Get(ctx, "settings", metav1.GetOptions{})
+		if err == nil {
+			t.Fatal("prod deployed while no controller ran")
+		}
+		if time.Now().Before(soakEnds.Add(time.Second)) {
+			return fmt.Errorf("dev still soaking")
+		}
+		return nil
+	})
+
+	testenv.StartManager(t, setup)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterPromotion{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) {
+			return fmt.Errorf("not Ready: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+	prod := configMapOn(t, "prod")
+	if prod.CreationTimestamp.Time.Before(soakEnds.Truncate(time.Second)) {
+		t.Errorf("prod deployed at %v, before dev's soak ended at %v", prod.CreationTimestamp, soakEnds)
+	}
+	if again := configMapOn(t, "dev"); again.UID != dev.UID || again.ResourceVersion != dev.ResourceVersion {
+		t.Errorf("dev was redeployed after the restart")
+	}
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), p)
+		_ = c.Delete(context.Background(), cm)
+	})
+}
+
+func managed(t *testing.T, name string) *rest.Config {
+	t.Helper()
+	for _, cl := range testenv.Fleet.Managed {
+		if cl.Name == name {
+			return cl.Config
+		}
+	}
+	t.Fatalf("no cluster %s", name)
+	return nil
+}
+
+func configMapOn(t *testing.T, cluster string) *corev1.ConfigMap {
+	t.Helper()
+	cm, err := kubernetes.NewForConfigOrDie(managed(t, cluster)).CoreV1().ConfigMaps("restart").Get(t.Context(), "settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", cluster, err)
+	}
+	return cm
+}
