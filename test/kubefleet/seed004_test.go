@@ -381,7 +381,7 @@ func TestStopAndResume(t *testing.T) {
 	apply(t, "004-clusterstagedupdatestrategy-example-strategy.yaml", func(u *unstructured.Unstructured) {
 		u.SetName("stop-strategy")
 		stages, _, _ := unstructured.NestedSlice(u.Object, "spec", "stages")
-		stages[0].(map[string]any)["afterStageTasks"] = []any{map[string]any{"type": "TimedWait", "waitTime": "4s"}}
+		stages[0].(map[string]any)["afterStageTasks"] = []any{map[string]any{"type": "TimedWait", "waitTime": "8s"}}
 		_ = unstructured.SetNestedSlice(u.Object, stages, "spec", "stages")
 	})
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
