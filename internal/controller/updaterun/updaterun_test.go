@@ -323,7 +323,7 @@ func TestRunsThatCannotStart(t *testing.T) {
 func TestStopAndResume(t *testing.T) {
 	c := startControllers(t)
 	fleet(t, c, "stop-placement")
-	strategy(t, c, "stop-strategy", 3*time.Second)
+	strategy(t, c, "stop-strategy", 6*time.Second)
 	run := newRun("stop-run", "stop-placement", "stop-strategy", "1")
 	create(t, c, run)
 	waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
