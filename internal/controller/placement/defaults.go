@@ -60,35 +60,9 @@ func withDefaults(spec *placementv1beta1.PlacementSpec) placementv1beta1.Placeme
 			ru.UnavailablePeriodSeconds = ptr.To[int32](defaultUnavailablePeriodSeconds)
 		}
 	}
-	out.Strategy.ApplyStrategy = defaultApplyStrategy(out.Strategy.ApplyStrategy)
+	out.Strategy.ApplyStrategy = placementv1beta1.DefaultedApplyStrategy(out.Strategy.ApplyStrategy)
 	if out.RevisionHistoryLimit == nil || *out.RevisionHistoryLimit < 1 {
 		out.RevisionHistoryLimit = ptr.To[int32](defaultRevisionHistoryLimit)
-	}
-	return out
-}
-
-// defaultApplyStrategy returns a copy of a with its defaults filled in; nil gives the default
-// strategy. Bindings always carry a complete strategy, so that comparing two says whether
-// anything would be applied differently.
-func defaultApplyStrategy(a *placementv1beta1.ApplyStrategy) *placementv1beta1.ApplyStrategy {
-	out := &placementv1beta1.ApplyStrategy{}
-	if a != nil {
-		out = a.DeepCopy()
-	}
-	if out.ComparisonOption == "" {
-		out.ComparisonOption = placementv1beta1.ComparisonOptionTypePartialComparison
-	}
-	if out.WhenToApply == "" {
-		out.WhenToApply = placementv1beta1.WhenToApplyTypeAlways
-	}
-	if out.Type == "" {
-		out.Type = placementv1beta1.ApplyStrategyTypeClientSideApply
-	}
-	if out.WhenToTakeOver == "" {
-		out.WhenToTakeOver = placementv1beta1.WhenToTakeOverTypeAlways
-	}
-	if out.Type == placementv1beta1.ApplyStrategyTypeServerSideApply && out.ServerSideApplyConfig == nil {
-		out.ServerSideApplyConfig = &placementv1beta1.ServerSideApplyConfig{}
 	}
 	return out
 }

@@ -251,7 +251,7 @@ func TestWithDefaults(t *testing.T) {
 	if external.Strategy.RollingUpdate != nil {
 		t.Error("an External strategy got rollingUpdate defaults")
 	}
-	ssa := defaultApplyStrategy(&placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeServerSideApply})
+	ssa := placementv1beta1.DefaultedApplyStrategy(&placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeServerSideApply})
 	if ssa.ServerSideApplyConfig == nil || ssa.ServerSideApplyConfig.ForceConflicts {
 		t.Errorf("server-side apply config %+v", ssa.ServerSideApplyConfig)
 	}

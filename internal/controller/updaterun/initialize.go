@@ -51,7 +51,8 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		// would leave clusters out for good.
 		return errNotScheduled(placementName + " has not finished scheduling its clusters yet")
 	}
-	ru.status.ApplyStrategy = placement.Strategy.ApplyStrategy.DeepCopy()
+	// Defaulted as the placement's own bindings are, so that bindings compare equal.
+	ru.status.ApplyStrategy = placementv1beta1.DefaultedApplyStrategy(placement.Strategy.ApplyStrategy)
 
 	strategy, err := s.strategy(ctx, spec.StagedUpdateStrategyName)
 	if err != nil {
