@@ -218,7 +218,12 @@ func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.Cluster
 	name, _ := json.Marshal(p.Spec.Stages[idx].Name)
 	patch := fmt.Sprintf(`[{"op": "test", "path": "/spec/stages/%[1]d/name", "value": %[2]s},
 		{"op": "replace", "path": "/spec/stages/%[1]d/trigger/manual/approved", "value": false}]`, idx, name)
-	return r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(patch))); err != nil {
+		return err
+	}
+	// The status written when this reconcile ends goes on top of this write.
+	p.ResourceVersion = patched.ResourceVersion
+	return nil
 }
 
 // ownedProfiles lists every ClusterProfile the promotion generated.

@@ -85,7 +85,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		if !p.DeletionTimestamp.IsZero() || equality.Semantic.DeepEqual(before.Status, p.Status) {
 			return
 		}
-		if err := r.Status().Patch(ctx, p, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
+		// The lock makes a reconcile that read a stale promotion (the cache lagging behind this
+		// controller's own last write) start over instead of writing its stale view of the
+		// stages over the newer one. p carries the version of this reconcile's own last write.
+		before.ResourceVersion = p.ResourceVersion
+		err := r.Status().Patch(ctx, p, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case apierrors.IsConflict(err):
+			result, retErr = ctrl.Result{RequeueAfter: 50 * time.Millisecond}, nil
+		case err != nil && !apierrors.IsNotFound(err):
 			retErr = errors.Join(retErr, err)
 		}
 	}()
