@@ -18,7 +18,6 @@ package binding
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,13 +67,8 @@ func (s scope) newBindingList() client.ObjectList {
 
 // parts returns the spec and status of a binding of either kind.
 func parts(b client.Object) (*placementv1beta1.ResourceBindingSpec, *placementv1beta1.ResourceBindingStatus) {
-	switch b := b.(type) {
-	case *placementv1beta1.ClusterResourceBinding:
-		return &b.Spec, &b.Status
-	case *placementv1beta1.ResourceBinding:
-		return &b.Spec, &b.Status
-	}
-	panic(fmt.Sprintf("not a binding: %T", b))
+	bo := b.(placementv1beta1.BindingObj)
+	return bo.BindingSpec(), bo.BindingStatus()
 }
 
 // masterSnapshotName matches "<placement>-<index>-snapshot".

@@ -120,13 +120,8 @@ type bindingObj struct {
 }
 
 func asBinding(o client.Object) bindingObj {
-	switch b := o.(type) {
-	case *placementv1beta1.ClusterResourceBinding:
-		return bindingObj{Object: b, Spec: &b.Spec, Status: &b.Status}
-	case *placementv1beta1.ResourceBinding:
-		return bindingObj{Object: b, Spec: &b.Spec, Status: &b.Status}
-	}
-	panic(fmt.Sprintf("not a binding: %T", o))
+	b := o.(placementv1beta1.BindingObj)
+	return bindingObj{Object: o, Spec: b.BindingSpec(), Status: b.BindingStatus()}
 }
 
 func (b bindingObj) deepCopy() bindingObj { return asBinding(b.DeepCopyObject().(client.Object)) }

@@ -179,14 +179,16 @@ type binding struct {
 func (s scope) bindings(ctx context.Context, placement string) (map[string]binding, error) {
 	sel := client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placement}
 	out := map[string]binding{}
+	add := func(b placementv1beta1.BindingObj) {
+		out[b.BindingSpec().TargetCluster] = binding{b, b.BindingSpec(), b.BindingStatus()}
+	}
 	if s.namespace == "" {
 		var list placementv1beta1.ClusterResourceBindingList
 		if err := s.List(ctx, &list, sel); err != nil {
 			return nil, err
 		}
 		for i := range list.Items {
-			b := &list.Items[i]
-			out[b.Spec.TargetCluster] = binding{b, &b.Spec, &b.Status}
+			add(&list.Items[i])
 		}
 		return out, nil
 	}
@@ -195,8 +197,7 @@ func (s scope) bindings(ctx context.Context, placement string) (map[string]bindi
 		return nil, err
 	}
 	for i := range list.Items {
-		b := &list.Items[i]
-		out[b.Spec.TargetCluster] = binding{b, &b.Spec, &b.Status}
+		add(&list.Items[i])
 	}
 	return out, nil
 }
