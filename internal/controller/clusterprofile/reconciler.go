@@ -21,19 +21,15 @@ package clusterprofile
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -41,6 +37,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -58,28 +55,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if err := r.Get(ctx, req.NamespacedName, profile); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	before := profile.DeepCopy()
-	defer func() {
-		if equality.Semantic.DeepEqual(before.Status, profile.Status) || !profile.DeletionTimestamp.IsZero() {
-			return
-		}
-		if err := r.Status().Patch(ctx, profile, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
-			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
-		}
-	}()
+	sw, err := patch.NewStatusWriter(r.Client, profile, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer sw.Write(ctx, &result, &retErr)
 
 	if !profile.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, profile)
 	}
-	if controllerutil.AddFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
-		if err := r.Patch(ctx, profile, client.MergeFrom(before)); err != nil {
-			return ctrl.Result{}, err
-		}
-		before = profile.DeepCopy()
+	if err := patch.AddFinalizer(ctx, r.Client, profile, configv1beta1.ClusterProfileFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	if _, paused := profile.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
 		profile.Status.ReconciliationSuspended = true
 		profile.Status.SuspensionReason = ptrTo("the profile carries the " + configv1beta1.ProfilePausedAnnotation + " annotation")
+		sw.NotObserved()
 		return ctrl.Result{}, nil
 	}
 	profile.Status.ReconciliationSuspended, profile.Status.SuspensionReason = false, nil
@@ -152,7 +143,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 			errors.New("not updated yet: the cluster is "+reason)))
 	}
 	profile.Status.FailedClusters = failed
-	profile.Status.ObservedGeneration = profile.Generation
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
 	if err != nil {
@@ -202,10 +192,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err
 	}
-	if controllerutil.RemoveFinalizer(profile, configv1beta1.ClusterProfileFinalizer) {
-		return ctrl.Result{}, r.Update(ctx, profile)
-	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, profile, configv1beta1.ClusterProfileFinalizer)
 }
 
 // failedCluster records a failure, keeping the time of an identical earlier one so that a

@@ -37,6 +37,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -216,9 +217,9 @@ func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.Cluster
 	patched := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: p.Name}}
 	// The test op makes the patch fail, and the reconcile start over, if the stages moved since.
 	name, _ := json.Marshal(p.Spec.Stages[idx].Name)
-	patch := fmt.Sprintf(`[{"op": "test", "path": "/spec/stages/%[1]d/name", "value": %[2]s},
+	ops := fmt.Sprintf(`[{"op": "test", "path": "/spec/stages/%[1]d/name", "value": %[2]s},
 		{"op": "replace", "path": "/spec/stages/%[1]d/trigger/manual/approved", "value": false}]`, idx, name)
-	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(patch))); err != nil {
+	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
 		return err
 	}
 	// The status written when this reconcile ends goes on top of this write.
@@ -274,8 +275,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 	if !p.Spec.PreserveClusterProfilesOnDelete && len(profiles) > 0 {
 		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
 	}
-	controllerutil.RemoveFinalizer(p, configv1beta1.ClusterPromotionFinalizer)
-	return ctrl.Result{}, r.Update(ctx, p)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer)
 }
 
 // SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'

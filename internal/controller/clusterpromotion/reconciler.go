@@ -22,22 +22,20 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -80,39 +78,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	before := p.DeepCopy()
-	defer func() {
-		if !p.DeletionTimestamp.IsZero() || equality.Semantic.DeepEqual(before.Status, p.Status) {
-			return
-		}
-		// The lock makes a reconcile that read a stale promotion (the cache lagging behind this
-		// controller's own last write) start over instead of writing its stale view of the
-		// stages over the newer one. p carries the version of this reconcile's own last write.
-		before.ResourceVersion = p.ResourceVersion
-		err := r.Status().Patch(ctx, p, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-		switch {
-		case apierrors.IsConflict(err):
-			result, retErr = ctrl.Result{RequeueAfter: 50 * time.Millisecond}, nil
-		case err != nil && !apierrors.IsNotFound(err):
-			retErr = errors.Join(retErr, err)
-		}
-	}()
+	sw, err := patch.NewStatusWriter(r.Client, p, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer sw.Write(ctx, &result, &retErr)
 	if !p.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, p)
 	}
-	if controllerutil.AddFinalizer(p, configv1beta1.ClusterPromotionFinalizer) {
-		if err := r.Patch(ctx, p, client.MergeFrom(before)); err != nil {
-			return ctrl.Result{}, err
-		}
-		before = p.DeepCopy()
+	if err := patch.AddFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	res, err := r.reconcileNormal(ctx, p)
-	p.Status.ObservedGeneration = p.Generation
-	if apierrors.IsConflict(err) {
-		// Another writer got there first: read again, nothing to report.
-		return ctrl.Result{Requeue: true}, nil
-	}
-	if err != nil {
+	if err != nil && !patch.LostRace(err) {
 		r.transition(p, corev1.EventTypeWarning, ReasonError, err.Error())
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonError, err.Error())
 	}
@@ -266,7 +244,7 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 		p.Status.CurrentStageName = next
 		p.Status.LastPromotionTime = &now
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "StagePromoted", "promoted to stage "+next)
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
 	}
 	msg := fmt.Sprintf("stage %s: %s", stage.Name, d.Message)
 	reason := ReasonWaiting
@@ -301,5 +279,5 @@ func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.
 }
 
 func setCondition(p *configv1beta1.ClusterPromotion, t string, s metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: p.Generation})
+	patch.SetCondition(&p.Status.Conditions, p.Generation, t, s, reason, msg)
 }

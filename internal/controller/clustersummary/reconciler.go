@@ -21,14 +21,10 @@ package clustersummary
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,6 +32,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
@@ -67,59 +64,64 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	before := cs.DeepCopy()
-	defer func() {
-		if equality.Semantic.DeepEqual(before.Status, cs.Status) {
-			return
-		}
-		if err := r.Status().Patch(ctx, cs, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
-			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
-		}
-	}()
+	sw, err := patch.NewStatusWriter(r.Client, cs, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer sw.Write(ctx, &result, &retErr)
 
 	if !cs.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, cs)
 	}
-	if controllerutil.AddFinalizer(cs, configv1beta1.ClusterSummaryFinalizer) {
-		if err := r.Patch(ctx, cs, client.MergeFrom(before)); err != nil {
-			return ctrl.Result{}, err
-		}
-		before.ObjectMeta = *cs.ObjectMeta.DeepCopy()
+	if err := patch.AddFinalizer(ctx, r.Client, cs, configv1beta1.ClusterSummaryFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
+	// Until the features are deployed, observedGeneration keeps saying which spec the status
+	// describes: Provisioned reads it.
+	res, deployed, err := r.reconcileNormal(ctx, cs)
+	if !deployed {
+		sw.NotObserved()
+	}
+	return res, err
+}
+
+// reconcileNormal deploys the summary's features unless something holds them back (a pause, the
+// cluster, a dependency), and reports whether it deployed.
+func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.ClusterSummary) (ctrl.Result, bool, error) {
 	if _, paused := cs.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
 		suspend(&cs.Status, "the profile is paused")
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, false, nil
 	}
 	gate, err := checkCluster(ctx, r, cs)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	if gate.paused {
 		suspend(&cs.Status, gate.reason)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, false, nil
 	}
 	cs.Status.ReconciliationSuspended, cs.Status.SuspensionReason = false, nil
 	if !gate.ok {
 		cs.Status.FailureMessage = &gate.reason
-		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, false, nil
 	}
 	ok, deps, err := checkDependencies(ctx, r, cs)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	cs.Status.Dependencies = &deps
 	if !ok {
 		cs.Status.FailureMessage = nil
-		return ctrl.Result{}, nil // a dependency's summary changing wakes this one
+		return ctrl.Result{}, false, nil // a dependency's summary changing wakes this one
 	}
 	remote, err := r.Clusters.Get(ctx, clusterRef(cs))
 	if err != nil {
 		msg := err.Error()
 		cs.Status.FailureMessage = &msg
-		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, false, nil
 	}
 	cs.Status.FailureMessage = nil
-	return r.deploy(ctx, cs, remote), nil
+	return r.deploy(ctx, cs, remote), true, nil
 }
 
 // deploy brings every feature in line with the spec and says when to look again.
@@ -132,13 +134,11 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 				d.fail(f, hashOf(cs.Spec.ClusterProfileSpec), err)
 			}
 		}
-		cs.Status.ObservedGeneration = cs.Generation
 		return ctrl.Result{}
 	}
 	d.helm(ctx)
 	d.resources(ctx)
 	d.kustomize()
-	cs.Status.ObservedGeneration = cs.Generation
 
 	var next time.Duration
 	for _, f := range cs.Status.FeatureSummaries {
@@ -179,8 +179,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.Clus
 			return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
 		}
 	}
-	controllerutil.RemoveFinalizer(cs, configv1beta1.ClusterSummaryFinalizer)
-	return ctrl.Result{}, r.Update(ctx, cs)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, cs, configv1beta1.ClusterSummaryFinalizer)
 }
 
 func clusterRef(cs *configv1beta1.ClusterSummary) fleet.ClusterRef {

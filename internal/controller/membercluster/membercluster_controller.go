@@ -26,7 +26,6 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
@@ -119,13 +119,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 
 	before := cluster.DeepCopy()
 	failures := 0
+	// The lock: the status is a whole condition list, which others may write too.
+	sw, err := patch.NewStatusWriter(r.client, cluster, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	defer func() {
-		if retErr == nil {
-			retErr = r.patchStatus(ctx, before, cluster)
-		}
 		// Counted only once written, so that a conflict's retry does not count this probe twice.
-		if retErr == nil {
+		if sw.Write(ctx, &result, &retErr) && retErr == nil {
 			r.setFailures(cluster.Name, failures)
+			r.reportTransition(ctx, before, cluster)
 		}
 	}()
 
@@ -159,20 +162,7 @@ func (r *Reconciler) setFailures(name string, n int) {
 	r.failures[name] = n
 }
 
-// patchStatus writes the status if it changed, and reports Joined transitions. The patch carries
-// the resourceVersion: it replaces the whole condition list, which others may write too.
-func (r *Reconciler) patchStatus(ctx context.Context, before, cluster *clusterv1beta1.MemberCluster) error {
-	if equality.Semantic.DeepEqual(before.Status, cluster.Status) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-	if err := r.client.Status().Patch(ctx, cluster, patch); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
-	}
-	r.reportTransition(ctx, before, cluster)
-	return nil
-}
-
+// reportTransition logs and records an Event when Joined changed.
 func (r *Reconciler) reportTransition(ctx context.Context, before, cluster *clusterv1beta1.MemberCluster) {
 	joined := string(clusterv1beta1.ConditionTypeMemberClusterJoined)
 	was, now := meta.FindStatusCondition(before.Status.Conditions, joined), meta.FindStatusCondition(cluster.Status.Conditions, joined)

@@ -24,7 +24,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
@@ -105,10 +105,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, nil
 	}
 
-	before := cluster.DeepCopy()
+	was := cluster.Status.ConnectionStatus
+	sw, err := patch.NewStatusWriter(r.client, cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	defer func() {
-		if retErr == nil {
-			retErr = r.patchStatus(ctx, before, cluster)
+		if sw.Write(ctx, &result, &retErr) {
+			r.reportTransition(ctx, was, cluster)
 		}
 	}()
 
@@ -122,18 +126,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
 }
 
-// patchStatus writes the status if it changed, and reports connection transitions.
-func (r *Reconciler) patchStatus(ctx context.Context, before, cluster *libv1beta1.SveltosCluster) error {
-	if equality.Semantic.DeepEqual(before.Status, cluster.Status) {
-		return nil
-	}
-	if err := r.client.Status().Patch(ctx, cluster, client.MergeFrom(before)); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
-	}
-	r.reportTransition(ctx, before.Status.ConnectionStatus, cluster)
-	return nil
-}
-
+// reportTransition logs and records an Event when the connection changed between Healthy and
+// Down.
 func (r *Reconciler) reportTransition(ctx context.Context, was libv1beta1.ConnectionStatus, cluster *libv1beta1.SveltosCluster) {
 	now := cluster.Status.ConnectionStatus
 	if now == was {
