@@ -22,12 +22,9 @@ package binding
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
@@ -108,28 +106,16 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	spec, status := parts(b)
+	spec, _ := parts(b)
 	ctx = logr.NewContext(ctx, logr.FromContextOrDiscard(ctx).WithValues(
 		"cluster", spec.TargetCluster, "state", spec.State, "snapshot", spec.ResourceSnapshotName))
-	before := b.DeepCopyObject().(client.Object)
-	defer func() {
-		if _, was := parts(before); !equality.Semantic.DeepEqual(was, status) {
-			// The optimistic lock keeps a concurrent write of the conditions other controllers
-			// own (RolloutStarted) from being overwritten by this whole-list patch. It checks
-			// the resource version of before: that of this reconcile's own last write.
-			before.SetResourceVersion(b.GetResourceVersion())
-			err := r.Status().Patch(ctx, b, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-			if err != nil && !apierrors.IsNotFound(err) {
-				retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
-			}
-		}
-		if apierrors.IsConflict(retErr) {
-			// Someone else wrote the binding meanwhile: start over from what they wrote.
-			logr.FromContextOrDiscard(ctx).V(1).Info("conflict, starting over", "error", retErr.Error())
-			result, retErr = ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
-		}
-	}()
-
+	// The optimistic lock keeps a concurrent write of the conditions other controllers own
+	// (RolloutStarted) from being overwritten by this whole-list patch.
+	sw, err := patch.NewStatusWriter(r.Client, b, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer sw.Write(ctx, &result, &retErr)
 	if !b.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, b)
 	}
@@ -141,7 +127,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	case apply:
 		if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
 			// Before anything is applied, so that whatever gets applied is withdrawn one day.
-			if err := r.updateFinalizer(ctx, b, controllerutil.AddFinalizer); err != nil {
+			if err := patch.AddFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -169,16 +155,6 @@ func (r *kindReconciler) applies(ctx context.Context, b client.Object) (bool, er
 		return false, nil
 	}
 	return r.scope.placementLive(ctx, r.Client, b)
-}
-
-// updateFinalizer adds or removes BindingFinalizer with a metadata patch. The patch response
-// replaces b, status included: call it before changing the status.
-func (r *kindReconciler) updateFinalizer(ctx context.Context, b client.Object, change func(client.Object, string) bool) error {
-	orig := b.DeepCopyObject().(client.Object)
-	if !change(b, placementv1beta1.BindingFinalizer) {
-		return nil
-	}
-	return r.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 }
 
 // backoff is how long to wait after n failed attempts in a row.

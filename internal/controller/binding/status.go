@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 )
 
@@ -33,24 +34,12 @@ const maxFailedPlacements = 100
 // status too big to write.
 const maxMessage = 4096
 
-func truncate(msg string) string {
-	if len(msg) <= maxMessage {
-		return msg
-	}
-	return msg[:maxMessage-len("…")] + "…"
-}
+func truncate(msg string) string { return patch.Truncate(msg, maxMessage) }
 
 // setCondition sets one condition for generation gen and returns the one it replaced (the zero
 // Condition when there was none), for callers to tell transitions worth an event.
 func setCondition(st *placementv1beta1.ResourceBindingStatus, gen int64, typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
-	var prev metav1.Condition
-	if c := meta.FindStatusCondition(st.Conditions, typ); c != nil {
-		prev = *c
-	}
-	meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: truncate(msg), ObservedGeneration: gen,
-	})
-	return prev
+	return patch.SetCondition(&st.Conditions, gen, typ, status, reason, truncate(msg))
 }
 
 // setApplied records that every resource of the snapshot is applied.

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
@@ -39,7 +40,7 @@ func (r *kindReconciler) reconcileDelete(ctx context.Context, b client.Object) (
 	if done, res, err := r.withdraw(ctx, b); !done {
 		return res, err
 	}
-	return ctrl.Result{}, r.updateFinalizer(ctx, b, controllerutil.RemoveFinalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer)
 }
 
 // reconcileUnscheduled withdraws what an Unscheduled binding applied once its placement is gone
@@ -52,7 +53,7 @@ func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b client.Obje
 	if done, res, err := r.withdraw(ctx, b); !done {
 		return res, err
 	}
-	if err := r.updateFinalizer(ctx, b, controllerutil.RemoveFinalizer); err != nil {
+	if err := patch.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
 	_, st := parts(b)

@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
@@ -41,9 +42,7 @@ func observe(c *clusterv1beta1.MemberCluster, threshold, failures int, version s
 	joined := string(clusterv1beta1.ConditionTypeMemberClusterJoined)
 	healthy := string(clusterv1beta1.ConditionTypeMemberClusterHealthy)
 	set := func(condType string, status metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{
-			Type: condType, Status: status, Reason: reason, Message: message, ObservedGeneration: c.Generation,
-		})
+		patch.SetCondition(&c.Status.Conditions, c.Generation, condType, status, reason, message)
 	}
 	if probeErr == nil {
 		msg := fmt.Sprintf("The API server answers (Kubernetes %s)", version)

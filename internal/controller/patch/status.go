@@ -179,3 +179,14 @@ func setObservedGeneration(obj client.Object) {
 		f.SetInt(obj.GetGeneration())
 	}
 }
+
+// ChangeStatus applies change to the status of obj — an object the reconcile does not own, such
+// as the binding of a placement — and writes it at once if that changed anything.
+func ChangeStatus(ctx context.Context, c client.Client, obj client.Object, change func(), opts ...Option) error {
+	w, err := NewStatusWriter(c, obj, opts...)
+	if err != nil {
+		return err
+	}
+	change()
+	return w.patch(ctx)
+}

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // withdrawPoll is how often a placement being deleted checks on its bindings, besides the
@@ -71,7 +72,5 @@ func (r *kindReconciler) finalize(ctx context.Context, p placementObj) (ctrl.Res
 		}
 	}
 	r.forgetNamespaces(client.ObjectKeyFromObject(p))
-	patch := client.MergeFrom(p.DeepCopyObject().(client.Object))
-	controllerutil.RemoveFinalizer(p, r.scope.finalizer)
-	return ctrl.Result{}, client.IgnoreNotFound(r.client.Patch(ctx, p.Object, patch))
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, p.Object, r.scope.finalizer)
 }

@@ -27,13 +27,12 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // Condition of a scheduling policy snapshot, and its reasons (Kubefleet's).
@@ -186,21 +185,15 @@ func annotationsMatch(have, want map[string]string) bool {
 // writePolicyStatus records the scheduling decisions in the latest policy snapshot's status.
 func (r *kindReconciler) writePolicyStatus(ctx context.Context, ps *pass) error {
 	s := ps.policy
-	before := s.deepCopy()
-	s.Status.ObservedCRPGeneration = ps.p.GetGeneration()
-	decisions := slices.Clone(ps.schedule.picked)
-	decisions = append(decisions, ps.schedule.unpicked[:min(len(ps.schedule.unpicked), maxUnpickedDecisions)]...)
-	s.Status.ClusterDecisions = decisions
-	cond := metav1.Condition{
-		Type: policyScheduledCondition, Status: metav1.ConditionTrue, Reason: policyFulfilledReason,
-		Message: ps.schedule.message, ObservedGeneration: s.GetGeneration(),
-	}
-	if !ps.schedule.satisfied {
-		cond.Status, cond.Reason = metav1.ConditionFalse, policyUnfulfilledReason
-	}
-	meta.SetStatusCondition(&s.Status.Conditions, cond)
-	if equality.Semantic.DeepEqual(before.Status, s.Status) {
-		return nil
-	}
-	return r.client.Status().Patch(ctx, s.Object, client.MergeFrom(before.Object))
+	return patch.ChangeStatus(ctx, r.client, s.Object, func() {
+		s.Status.ObservedCRPGeneration = ps.p.GetGeneration()
+		decisions := slices.Clone(ps.schedule.picked)
+		decisions = append(decisions, ps.schedule.unpicked[:min(len(ps.schedule.unpicked), maxUnpickedDecisions)]...)
+		s.Status.ClusterDecisions = decisions
+		status, reason := metav1.ConditionTrue, policyFulfilledReason
+		if !ps.schedule.satisfied {
+			status, reason = metav1.ConditionFalse, policyUnfulfilledReason
+		}
+		patch.SetCondition(&s.Status.Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.message)
+	})
 }

@@ -32,7 +32,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,9 +39,9 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // Options tune the placement controllers. The zero value gives the defaults.
@@ -120,10 +119,6 @@ const (
 	ReasonReconcileFailed         = "ReconcileFailed"
 )
 
-// raceRetry is how soon a pass that lost a race (a conflict, an object created meanwhile, a
-// cache behind its own writes) runs again.
-const raceRetry = 250 * time.Millisecond
-
 // errHalt ends a pass early without an error: the status says why, and only a change of the
 // placement, a member or a selected resource can help.
 var errHalt = errors.New("halted")
@@ -168,15 +163,13 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	}
 	p := asPlacement(obj)
 	before := p.deepCopy()
+	sw, err := patch.NewStatusWriter(r.client, p.Object, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	defer func() {
-		if err := r.patchStatus(ctx, before, p); err != nil {
-			retErr = errors.Join(retErr, err)
-		}
-		switch {
-		case lostRace(retErr):
-			ctrl.LoggerFrom(ctx).V(1).Info("retrying after a race", "error", retErr.Error())
-			result, retErr = ctrl.Result{RequeueAfter: raceRetry}, nil
-		case retErr != nil && ctx.Err() == nil:
+		sw.Write(ctx, &result, &retErr)
+		if retErr != nil && ctx.Err() == nil {
 			// Retried with backoff; the event tells whoever looks at the placement why nothing
 			// moves.
 			r.recorder.Eventf(p.Object, nil, corev1.EventTypeWarning, ReasonReconcileFailed, "Reconcile", "%s", retErr.Error())
@@ -186,11 +179,8 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	if !p.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, p)
 	}
-	if controllerutil.AddFinalizer(p, r.scope.finalizer) {
-		if err := r.client.Patch(ctx, p.Object, client.MergeFrom(before.Object)); err != nil {
-			return ctrl.Result{}, err
-		}
-		before = p.deepCopy()
+	if err := patch.AddFinalizer(ctx, r.client, p.Object, r.scope.finalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	ps := &pass{p: p, spec: withDefaults(p.Spec)}
@@ -213,27 +203,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	return ctrl.Result{RequeueAfter: ps.requeue}, nil
 }
 
-// patchStatus writes the status if this pass changed it.
-func (r *kindReconciler) patchStatus(ctx context.Context, before, p placementObj) error {
-	if equality.Semantic.DeepEqual(before.Status, p.Status) || !p.GetDeletionTimestamp().IsZero() {
-		return nil
-	}
-	if err := r.client.Status().Patch(ctx, p.Object, client.MergeFrom(before.Object)); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
-	}
-	return nil
-}
-
-// lostRace reports errors that a prompt retry resolves: a write based on a stale read. Objects
-// at names this controller derives but that belong to someone else are reported as plain
-// errors where they are met, so they back off instead.
-func lostRace(err error) bool {
-	return err != nil && (apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err))
-}
-
 // setCondition sets a placement condition for the current generation.
 func setCondition(p placementObj, condType string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&p.Status.Conditions, metav1.Condition{
-		Type: condType, Status: status, Reason: reason, Message: message, ObservedGeneration: p.GetGeneration(),
-	})
+	patch.SetCondition(&p.Status.Conditions, p.GetGeneration(), condType, status, reason, message)
 }

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -170,16 +171,10 @@ func (r *kindReconciler) setRolloutStarted(ctx context.Context, ps *pass, b bind
 // The write carries the resourceVersion: the binding controller writes the other conditions of
 // the same list.
 func (r *kindReconciler) setBindingCondition(ctx context.Context, b bindingObj, status metav1.ConditionStatus, reason, message string) error {
-	before := b.deepCopy()
-	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{
-		Type: placementv1beta1.BindingRolloutStartedCondition, Status: status, Reason: reason, Message: message,
-		ObservedGeneration: b.GetGeneration(),
-	})
-	if equality.Semantic.DeepEqual(before.Status, b.Status) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(before.Object, client.MergeFromWithOptimisticLock{})
-	if err := r.client.Status().Patch(ctx, b.Object, patch); err != nil {
+	err := patch.ChangeStatus(ctx, r.client, b.Object, func() {
+		patch.SetCondition(&b.Status.Conditions, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition, status, reason, message)
+	}, patch.WithOptimisticLock())
+	if err != nil {
 		return fmt.Errorf("writing the RolloutStarted condition of binding %s: %w", b.GetName(), err)
 	}
 	return nil

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // approved handles one Approval task: it creates the task's approval request when it does not
@@ -79,18 +80,19 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 		return false, nil
 	}
 	if !counts(placementv1beta1.ApprovalRequestConditionApprovalAccepted) {
-		base := obj.DeepCopyObject().(client.Object)
 		accepted := placementv1beta1.ApprovalCondition{
 			Type: string(placementv1beta1.ApprovalRequestConditionApprovalAccepted), Status: metav1.ConditionTrue,
 			ObservedGeneration: gen, LastTransitionTime: ru.now, Reason: placementv1beta1.ApprovalRequestApprovalAcceptedReason,
 			Message: "The approval request has been approved and cannot be reverted",
 		}
-		if c := status.Condition(placementv1beta1.ApprovalRequestConditionApprovalAccepted); c != nil {
-			*c = accepted
-		} else {
-			status.Conditions = append(status.Conditions, accepted)
-		}
-		if err := r.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+		err := patch.ChangeStatus(ctx, r.Client, obj, func() {
+			if c := status.Condition(placementv1beta1.ApprovalRequestConditionApprovalAccepted); c != nil {
+				*c = accepted
+			} else {
+				status.Conditions = append(status.Conditions, accepted)
+			}
+		})
+		if err != nil {
 			return false, err
 		}
 	}

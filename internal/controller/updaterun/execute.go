@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -193,16 +194,14 @@ func (r *Reconciler) bind(ctx context.Context, ru *run, b binding, snapshot stri
 	if err := r.Patch(ctx, b.Object, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
-	base = b.DeepCopyObject().(client.Object)
-	meta.SetStatusCondition(&b.status.Conditions, metav1.Condition{
-		Type: placementv1beta1.BindingRolloutStartedCondition, Status: metav1.ConditionTrue, Reason: "RolloutStarted",
-		ObservedGeneration: b.GetGeneration(), LastTransitionTime: ru.now,
-		Message: fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
-			ru.status.ResourceSnapshotIndexUsed, ru.GetName()),
-	})
+	msg := fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
+		ru.status.ResourceSnapshotIndexUsed, ru.GetName())
 	// The lock keeps the binding controller's Applied and Available, written meanwhile, from
 	// being replaced with the condition list read before.
-	return r.Status().Patch(ctx, b.Object, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	return patch.ChangeStatus(ctx, r.Client, b.Object, func() {
+		patch.SetConditionAt(&b.status.Conditions, ru.now, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition,
+			metav1.ConditionTrue, "RolloutStarted", msg)
+	}, patch.WithOptimisticLock())
 }
 
 // afterStage runs once every cluster of the stage is updated: the stage waits for its

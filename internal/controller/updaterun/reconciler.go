@@ -26,8 +26,6 @@ import (
 	"errors"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -37,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // Reconciler reconciles the update runs of one scope: cluster-scoped runs, or namespaced ones.
@@ -115,16 +114,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		// Approval requests are owned by the run and go with it; what it deployed stays.
 		return ctrl.Result{}, nil
 	}
-	before := obj.DeepCopyObject().(client.Object)
-	_, _, beforeStatus := r.runParts(before)
-	defer func() {
-		if equality.Semantic.DeepEqual(beforeStatus, status) {
-			return
-		}
-		if err := r.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil && !apierrors.IsNotFound(err) {
-			retErr = errors.Join(retErr, err)
-		}
-	}()
+	// The lock: a reconcile that read a stale run (the cache behind this controller's own last
+	// write) starts over instead of writing its stale view of the stages over the newer one.
+	sw, err := patch.NewStatusWriter(r.Client, obj, patch.WithOptimisticLock())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer sw.Write(ctx, &result, &retErr)
 	ru := &run{Object: obj, spec: spec, status: status, scope: scope{Client: r.Client, namespace: obj.GetNamespace()}, now: metav1.NewTime(r.now())}
 	ru.refreshGenerations()
 
@@ -134,16 +130,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, nil
 	}
 	return res, err
-}
-
-func (r *Reconciler) runParts(o client.Object) (client.Object, *placementv1beta1.UpdateRunSpec, *placementv1beta1.UpdateRunStatus) {
-	switch v := o.(type) {
-	case *placementv1beta1.ClusterStagedUpdateRun:
-		return v, &v.Spec, &v.Status
-	case *placementv1beta1.StagedUpdateRun:
-		return v, &v.Spec, &v.Status
-	}
-	panic("not an update run")
 }
 
 func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, error) {

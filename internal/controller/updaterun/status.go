@@ -21,14 +21,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
 // Every condition of a run, its stages, clusters and tasks carries the run's generation, so that
 // a spec change (a state change, say) keeps the progress recorded so far.
 
 func (ru *run) condition(conds *[]metav1.Condition, t string, s metav1.ConditionStatus, reason, msg string) {
-	meta.SetStatusCondition(conds, metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg,
-		ObservedGeneration: ru.GetGeneration(), LastTransitionTime: ru.now})
+	patch.SetConditionAt(conds, ru.now, ru.GetGeneration(), t, s, reason, msg)
 }
 
 func (ru *run) setCondition(t placementv1beta1.StagedUpdateRunConditionType, s metav1.ConditionStatus, reason, msg string) {
