@@ -711,13 +711,10 @@ func TestSeed001ValidationJob(t *testing.T) {
 		}
 		return nil
 	})
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		j, err := staging.BatchV1().Jobs(ns).Get(ctx, job, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if j.Status.Succeeded < 1 {
-			return fmt.Errorf("Job %s: %+v", job, j.Status)
+	// Seen by the watch: the promotion may move on, and withdraw the Job, at once.
+	testenv.Eventually(t, timeout, func(context.Context) error {
+		if _, ok := tl.when("job succeeded"); !ok {
+			return fmt.Errorf("Job %s has not succeeded; seen:%s", job, tl)
 		}
 		return nil
 	})
