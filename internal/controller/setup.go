@@ -23,6 +23,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
@@ -98,10 +99,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return r.SetupWithManager(mgr)
 		}},
 		{"clusterstagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller")}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily}).SetupWithManager(mgr)
 		}},
 		{"stagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Namespaced: true}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{

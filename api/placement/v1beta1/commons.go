@@ -28,6 +28,11 @@ const (
 	StagedUpdateRunKind             = "StagedUpdateRun"
 	ClusterApprovalRequestKind      = "ClusterApprovalRequest"
 	ApprovalRequestKind             = "ApprovalRequest"
+
+	ClusterResourceBindingKind          = "ClusterResourceBinding"
+	ResourceBindingKind                 = "ResourceBinding"
+	ClusterSchedulingPolicySnapshotKind = "ClusterSchedulingPolicySnapshot"
+	SchedulingPolicySnapshotKind        = "SchedulingPolicySnapshot"
 )
 
 // FleetPrefix starts every label, annotation and finalizer that Kubefleet (and Stagecoach on its

@@ -42,8 +42,8 @@ const probeTimeout = 5 * time.Second
 
 // reconcileBound applies the binding's snapshot group unless it was applied recently, then
 // checks the availability of what it applied.
-func (r *kindReconciler) reconcileBound(ctx context.Context, b client.Object) (ctrl.Result, error) {
-	spec, st := parts(b)
+func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.BindingObj) (ctrl.Result, error) {
+	spec, st := b.BindingSpec(), b.BindingStatus()
 	if spec.ApplyStrategy != nil && spec.ApplyStrategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
 		return r.notApplied(ctx, b, notApplied("applyStrategy type %s is not supported yet: nothing is applied", spec.ApplyStrategy.Type))
 	}
@@ -88,9 +88,9 @@ func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remot
 }
 
 // apply deploys the snapshot group to the member cluster for the binding's placement.
-func (r *kindReconciler) apply(ctx context.Context, b client.Object, remote *fleet.Remote) (*applied, error) {
-	spec, _ := parts(b)
-	owner := r.scope.owner(b)
+func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingObj, remote *fleet.Remote) (*applied, error) {
+	spec := b.BindingSpec()
+	owner := r.owner(b)
 	if owner == "" {
 		return nil, notApplied("the binding has no %s label naming its placement", placementv1beta1.PlacementTrackingLabel)
 	}
@@ -98,7 +98,7 @@ func (r *kindReconciler) apply(ctx context.Context, b client.Object, remote *fle
 	if err != nil {
 		return nil, err
 	}
-	if r.scope.namespaced {
+	if r.family.Namespaced {
 		if err := confine(objs, b.GetNamespace(), remote.Mapper); err != nil {
 			return nil, err
 		}
@@ -119,15 +119,15 @@ func (r *kindReconciler) apply(ctx context.Context, b client.Object, remote *fle
 // applyError turns a failed apply into an inputError for the Applied condition, naming the
 // resources that failed. The deploy engine prunes nothing after a failure, so what the cluster
 // ran before stays.
-func (r *kindReconciler) applyError(ctx context.Context, b client.Object, objs []manifests.Object, err error) error {
-	spec, _ := parts(b)
+func (r *kindReconciler) applyError(ctx context.Context, b placementv1beta1.BindingObj, objs []manifests.Object, err error) error {
+	spec := b.BindingSpec()
 	if !manifests.IsPermanent(err) {
 		if msg, ok := r.unreachable(ctx, spec.TargetCluster); ok {
 			return notApplied("MemberCluster %s: %s", spec.TargetCluster, msg)
 		}
 	}
 	in := notApplied("applying %s to MemberCluster %s: %v",
-		r.scope.describe(b.GetNamespace(), spec.ResourceSnapshotName), spec.TargetCluster, err)
+		r.family.Describe(r.family.ResourceSnapshotKind(), b.GetNamespace(), spec.ResourceSnapshotName), spec.TargetCluster, err)
 	in.failed = attribute(err, objs, b.GetGeneration())
 	return in
 }
@@ -170,12 +170,12 @@ func leaves(err error) []error {
 
 // notApplied records why the snapshot is not applied and says when to try again. Errors other
 // than inputErrors are trouble reading the management cluster: they are returned as they are.
-func (r *kindReconciler) notApplied(ctx context.Context, b client.Object, err error) (ctrl.Result, error) {
+func (r *kindReconciler) notApplied(ctx context.Context, b placementv1beta1.BindingObj, err error) (ctrl.Result, error) {
 	var in *inputError
 	if !errors.As(err, &in) {
 		return ctrl.Result{}, err
 	}
-	spec, st := parts(b)
+	spec, st := b.BindingSpec(), b.BindingStatus()
 	n := r.memo.failed(client.ObjectKeyFromObject(b))
 	// Waiting for a snapshot group to be complete is no failure worth an event.
 	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.reason, in.message, in.failed)

@@ -28,7 +28,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
@@ -38,8 +37,8 @@ import (
 
 // checkAvailability evaluates every applied resource not yet found available and sets the
 // Available condition; it says when to look again.
-func (r *kindReconciler) checkAvailability(ctx context.Context, b client.Object, remote *fleet.Remote, a *applied) ctrl.Result {
-	_, st := parts(b)
+func (r *kindReconciler) checkAvailability(ctx context.Context, b placementv1beta1.BindingObj, remote *fleet.Remote, a *applied) ctrl.Result {
+	st := b.BindingStatus()
 	gen := b.GetGeneration()
 	var failed []placementv1beta1.FailedResourcePlacement
 	var untracked, waiting []string

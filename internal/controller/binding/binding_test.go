@@ -78,7 +78,7 @@ func TestAppliesUpdatesPrunesAndWithdraws(t *testing.T) {
 
 	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: bindingMeta("", p, "member1"), Spec: boundSpec("member1", s0)}
 	create(t, c, b)
-	waitFor(t, c, b, "applied, Deployment not available", func(client.Object) error {
+	waitFor(t, c, b, "applied, Deployment not available", func(placementv1beta1.BindingObj) error {
 		if err := condition(b, placementv1beta1.BindingAppliedCondition, metav1.ConditionTrue, placementv1beta1.AllWorkAppliedReason); err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func TestSnapshotGroupAndUnscheduled(t *testing.T) {
 	first := clusterSnapshot(t, c, p, 0, -1, 3, namespace(ns), configMap(ns, "a", "from-first"))
 	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: bindingMeta("", p, "member2"), Spec: boundSpec("member2", first)}
 	create(t, c, b)
-	waitFor(t, c, b, "waiting for the group", func(client.Object) error {
+	waitFor(t, c, b, "waiting for the group", func(placementv1beta1.BindingObj) error {
 		if err := condition(b, placementv1beta1.BindingAppliedCondition, metav1.ConditionFalse, placementv1beta1.WorkApplyInProcessReason); err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ func TestSnapshotGroupAndUnscheduled(t *testing.T) {
 	configMapValue(t, m, ns, "c", "from-second-sub")
 
 	updateSpec(t, c, b, func(s *placementv1beta1.ResourceBindingSpec) { s.State = placementv1beta1.BindingStateUnscheduled })
-	waitFor(t, c, b, "withdrawn", func(client.Object) error {
+	waitFor(t, c, b, "withdrawn", func(placementv1beta1.BindingObj) error {
 		if controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
 			return fmt.Errorf("finalizer still there")
 		}
@@ -191,8 +191,8 @@ func TestBadInputKeepsWhatIsDeployed(t *testing.T) {
 	create(t, c, b)
 	waitFor(t, c, b, "available", appliedAndAvailable(good, placementv1beta1.AllWorkAvailableReason))
 
-	notApplied := func(snapshot string, wants ...string) func(client.Object) error {
-		return func(client.Object) error {
+	notApplied := func(snapshot string, wants ...string) func(placementv1beta1.BindingObj) error {
+		return func(placementv1beta1.BindingObj) error {
 			if err := condition(b, placementv1beta1.BindingAppliedCondition, metav1.ConditionFalse, placementv1beta1.WorkNotAppliedReason); err != nil {
 				return err
 			}
@@ -239,7 +239,7 @@ func TestBadInputKeepsWhatIsDeployed(t *testing.T) {
 }
 
 // expectEvent waits for an event with reason about the binding.
-func expectEvent(t *testing.T, c client.Client, b client.Object, reason string) {
+func expectEvent(t *testing.T, c client.Client, b placementv1beta1.BindingObj, reason string) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		var list eventsv1.EventList
@@ -337,7 +337,7 @@ func TestConditionsRestored(t *testing.T) {
 	if err := c.Status().Patch(t.Context(), b, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, c, b, "conditions restored", func(client.Object) error {
+	waitFor(t, c, b, "conditions restored", func(placementv1beta1.BindingObj) error {
 		if err := condition(b, placementv1beta1.BindingRolloutStartedCondition, metav1.ConditionTrue, placementv1beta1.RolloutStartedReason); err != nil {
 			return err
 		}

@@ -36,12 +36,12 @@ import (
 
 // appliedFalseSaying expects Applied=False, reason NotAllWorkHaveBeenApplied, with a message
 // containing want.
-func appliedFalseSaying(want string) func(client.Object) error {
-	return func(b client.Object) error {
+func appliedFalseSaying(want string) func(placementv1beta1.BindingObj) error {
+	return func(b placementv1beta1.BindingObj) error {
 		if err := condition(b, placementv1beta1.BindingAppliedCondition, metav1.ConditionFalse, placementv1beta1.WorkNotAppliedReason); err != nil {
 			return err
 		}
-		_, st := parts(b)
+		st := b.BindingStatus()
 		if msg := meta.FindStatusCondition(st.Conditions, placementv1beta1.BindingAppliedCondition).Message; !strings.Contains(msg, want) {
 			return fmt.Errorf("message %q does not say %q", msg, want)
 		}

@@ -189,13 +189,13 @@ func boundSpec(cluster, snapshot string) placementv1beta1.ResourceBindingSpec {
 }
 
 // updateSpec changes a binding's spec, retrying on conflicts with the controller's writes.
-func updateSpec(t *testing.T, c client.Client, b client.Object, change func(*placementv1beta1.ResourceBindingSpec)) {
+func updateSpec(t *testing.T, c client.Client, b placementv1beta1.BindingObj, change func(*placementv1beta1.ResourceBindingSpec)) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := get(ctx, c, b); err != nil {
 			return err
 		}
-		spec, _ := parts(b)
+		spec := b.BindingSpec()
 		change(spec)
 		return c.Update(ctx, b)
 	})
@@ -213,7 +213,7 @@ func get(ctx context.Context, c client.Client, obj client.Object) error {
 }
 
 // waitFor polls the binding until check accepts it.
-func waitFor(t *testing.T, c client.Client, b client.Object, what string, check func(b client.Object) error) {
+func waitFor(t *testing.T, c client.Client, b placementv1beta1.BindingObj, what string, check func(b placementv1beta1.BindingObj) error) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := get(ctx, c, b); err != nil {
@@ -227,8 +227,8 @@ func waitFor(t *testing.T, c client.Client, b client.Object, what string, check 
 }
 
 // condition checks one condition of a binding at its current generation.
-func condition(b client.Object, typ string, status metav1.ConditionStatus, reason string) error {
-	_, st := parts(b)
+func condition(b placementv1beta1.BindingObj, typ string, status metav1.ConditionStatus, reason string) error {
+	st := b.BindingStatus()
 	c := meta.FindStatusCondition(st.Conditions, typ)
 	switch {
 	case c == nil:
@@ -242,9 +242,9 @@ func condition(b client.Object, typ string, status metav1.ConditionStatus, reaso
 }
 
 // applied and available: the binding's snapshot is applied, and available with reason.
-func appliedAndAvailable(snapshot, reason string) func(client.Object) error {
-	return func(b client.Object) error {
-		_, st := parts(b)
+func appliedAndAvailable(snapshot, reason string) func(placementv1beta1.BindingObj) error {
+	return func(b placementv1beta1.BindingObj) error {
+		st := b.BindingStatus()
 		if st.ObservedResourceSnapshotName != snapshot {
 			return fmt.Errorf("observedResourceSnapshotName %q, want %q", st.ObservedResourceSnapshotName, snapshot)
 		}
@@ -262,7 +262,7 @@ func appliedAndAvailable(snapshot, reason string) func(client.Object) error {
 }
 
 // deleteAndWait deletes a binding and waits until it is gone, finalizer released.
-func deleteAndWait(t *testing.T, c client.Client, b client.Object) {
+func deleteAndWait(t *testing.T, c client.Client, b placementv1beta1.BindingObj) {
 	t.Helper()
 	if err := c.Delete(t.Context(), b); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)

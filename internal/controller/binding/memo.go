@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 )
@@ -47,8 +47,8 @@ type applied struct {
 }
 
 // current reports whether a describes b as it is now and is not due to be applied again.
-func (a *applied) current(b client.Object) bool {
-	spec, _ := parts(b)
+func (a *applied) current(b placementv1beta1.BindingObj) bool {
+	spec := b.BindingSpec()
 	return a != nil && !a.stale && a.uid == b.GetUID() && a.generation == b.GetGeneration() &&
 		a.snapshot == spec.ResourceSnapshotName && time.Now().Before(a.due)
 }

@@ -94,19 +94,19 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, clusters *fle
 // kindReconciler reconciles the bindings of one kind.
 type kindReconciler struct {
 	*Reconciler
-	scope scope
-	memo  *memo
+	family placementv1beta1.Family
+	memo   *memo
 }
 
 func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	b := r.scope.newBinding()
+	b := r.family.NewBinding()
 	if err := r.Get(ctx, req.NamespacedName, b); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.memo.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	spec, _ := parts(b)
+	spec := b.BindingSpec()
 	ctx = logr.NewContext(ctx, logr.FromContextOrDiscard(ctx).WithValues(
 		"cluster", spec.TargetCluster, "state", spec.State, "snapshot", spec.ResourceSnapshotName))
 	// The optimistic lock keeps a concurrent write of the conditions other controllers own
@@ -146,15 +146,15 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 // binding gave it until the binding is deleted — by the placement's rolling update, within
 // maxUnavailable and maxSurge, or by an update run's deletion stage — so that dropping a cluster
 // follows the same rollout rules as adding one.
-func (r *kindReconciler) applies(ctx context.Context, b client.Object) (bool, error) {
-	spec, _ := parts(b)
+func (r *kindReconciler) applies(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
+	spec := b.BindingSpec()
 	switch {
 	case spec.State == placementv1beta1.BindingStateBound:
 		return true, nil
 	case spec.State != placementv1beta1.BindingStateUnscheduled || spec.ResourceSnapshotName == "":
 		return false, nil
 	}
-	return r.scope.placementLive(ctx, r.Client, b)
+	return r.placementLive(ctx, b)
 }
 
 // backoff is how long to wait after n failed attempts in a row.

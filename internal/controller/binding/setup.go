@@ -42,8 +42,7 @@ import (
 const targetClusterField = "stagecoach.dev/binding-target-cluster"
 
 func targetCluster(obj client.Object) []string {
-	spec, _ := parts(obj)
-	return []string{spec.TargetCluster}
+	return []string{obj.(placementv1beta1.BindingObj).BindingSpec().TargetCluster}
 }
 
 // SetupWithManager registers one controller per binding kind. Each reacts to changes of a
@@ -51,14 +50,14 @@ func targetCluster(obj client.Object) []string {
 // controllers' RolloutStarted), and to a MemberCluster joining or leaving. Snapshots never
 // change, so they are not watched.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	for _, s := range []scope{clusterScope, namespaceScope} {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), s.newBinding(), targetClusterField, targetCluster); err != nil {
-			return fmt.Errorf("indexing %ss by target cluster: %w", s.bindingKind, err)
+	for _, f := range placementv1beta1.Families() {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), f.NewBinding(), targetClusterField, targetCluster); err != nil {
+			return fmt.Errorf("indexing %ss by target cluster: %w", f.BindingKind(), err)
 		}
-		kr := &kindReconciler{Reconciler: r, scope: s, memo: newMemo()}
+		kr := &kindReconciler{Reconciler: r, family: f, memo: newMemo()}
 		err := ctrl.NewControllerManagedBy(mgr).
-			Named(strings.ToLower(s.bindingKind)).
-			For(s.newBinding(), builder.WithPredicates(bindingChanged)).
+			Named(strings.ToLower(f.BindingKind())).
+			For(f.NewBinding(), builder.WithPredicates(bindingChanged)).
 			Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(kr.bindingsOfCluster),
 				builder.WithPredicates(joinedOrKubeconfigChanged)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
@@ -85,8 +84,8 @@ var bindingChanged = predicate.Funcs{
 }
 
 func conditionChanged(o, n client.Object, typ string) bool {
-	_, os := parts(o)
-	_, ns := parts(n)
+	os := o.(placementv1beta1.BindingObj).BindingStatus()
+	ns := n.(placementv1beta1.BindingObj).BindingStatus()
 	return !equality.Semantic.DeepEqual(meta.FindStatusCondition(os.Conditions, typ), meta.FindStatusCondition(ns.Conditions, typ))
 }
 
@@ -112,17 +111,14 @@ func joinedStatus(mc *clusterv1beta1.MemberCluster) string {
 
 // bindingsOfCluster wakes the bindings of this kind that target the MemberCluster.
 func (r *kindReconciler) bindingsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := r.scope.newBindingList()
+	list := r.family.NewBindingList()
 	if err := r.List(ctx, list, client.MatchingFields{targetClusterField: obj.GetName()}); err != nil {
-		log.FromContext(ctx).Error(err, "listing bindings of a MemberCluster", "kind", r.scope.bindingKind)
+		log.FromContext(ctx).Error(err, "listing bindings of a MemberCluster", "kind", r.family.BindingKind())
 		return nil
 	}
-	items, err := objects(list, func(client.Object) bool { return true })
-	if err != nil {
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(items))
-	for _, b := range items {
+	bindings := list.BindingObjs()
+	reqs := make([]reconcile.Request, 0, len(bindings))
+	for _, b := range bindings {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
 	}
 	return reqs

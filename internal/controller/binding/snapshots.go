@@ -51,15 +51,16 @@ func notApplied(format string, args ...any) *inputError {
 
 // loadGroup reads the snapshot group that spec.resourceSnapshotName starts and returns its
 // objects in order: the first snapshot's, then those of the others by subindex.
-func (r *kindReconciler) loadGroup(ctx context.Context, b client.Object) ([]manifests.Object, error) {
-	spec, _ := parts(b)
+func (r *kindReconciler) loadGroup(ctx context.Context, b placementv1beta1.BindingObj) ([]manifests.Object, error) {
+	spec := b.BindingSpec()
 	ns := b.GetNamespace()
 	if spec.ResourceSnapshotName == "" {
 		return nil, notApplied("the binding is Bound but names no resource snapshot in spec.resourceSnapshotName")
 	}
-	first, err := r.scope.getSnapshot(ctx, r.Client, ns, spec.ResourceSnapshotName)
+	first := r.family.NewResourceSnapshot()
+	err := r.Get(ctx, r.family.Key(ns, spec.ResourceSnapshotName), first)
 	if apierrors.IsNotFound(err) {
-		return nil, notApplied("%s does not exist", r.scope.describe(ns, spec.ResourceSnapshotName))
+		return nil, notApplied("%s does not exist", r.family.Describe(r.family.ResourceSnapshotKind(), ns, spec.ResourceSnapshotName))
 	}
 	if err != nil {
 		return nil, err
@@ -69,8 +70,8 @@ func (r *kindReconciler) loadGroup(ctx context.Context, b client.Object) ([]mani
 		return nil, err
 	}
 	var objs []manifests.Object
-	for _, s := range append([]snapshot{first}, group...) {
-		decoded, err := decode(r.scope.describe(ns, s.name), s.resources)
+	for _, s := range append([]placementv1beta1.ResourceSnapshotObj{first}, group...) {
+		decoded, err := decode(r.family.Describe(r.family.ResourceSnapshotKind(), ns, s.GetName()), s.ResourceSnapshotSpec().SelectedResources)
 		if err != nil {
 			return nil, err
 		}
@@ -81,18 +82,18 @@ func (r *kindReconciler) loadGroup(ctx context.Context, b client.Object) ([]mani
 
 // subSnapshots checks that first starts a group of b's placement and returns the group's other
 // snapshots, sorted by subindex.
-func (r *kindReconciler) subSnapshots(ctx context.Context, b client.Object, first snapshot) ([]snapshot, error) {
-	ns, what := b.GetNamespace(), r.scope.describe(b.GetNamespace(), first.name)
-	if _, ok := first.annotations[placementv1beta1.ResourceGroupHashAnnotation]; !ok {
+func (r *kindReconciler) subSnapshots(ctx context.Context, b placementv1beta1.BindingObj, first placementv1beta1.ResourceSnapshotObj) ([]placementv1beta1.ResourceSnapshotObj, error) {
+	ns, what := b.GetNamespace(), r.family.Describe(r.family.ResourceSnapshotKind(), b.GetNamespace(), first.GetName())
+	if _, ok := first.GetAnnotations()[placementv1beta1.ResourceGroupHashAnnotation]; !ok {
 		return nil, notApplied("%s is not the first snapshot of a group: it has no %s annotation; name a %q snapshot instead",
 			what, placementv1beta1.ResourceGroupHashAnnotation, "<placement>-<index>-snapshot")
 	}
-	placement, index := first.labels[placementv1beta1.PlacementTrackingLabel], first.labels[placementv1beta1.ResourceIndexLabel]
+	placement, index := first.GetLabels()[placementv1beta1.PlacementTrackingLabel], first.GetLabels()[placementv1beta1.ResourceIndexLabel]
 	if want := placementOf(b); placement != want {
-		return nil, notApplied("%s belongs to %s %q, not to this binding's %q", what, r.scope.placementKind, placement, want)
+		return nil, notApplied("%s belongs to %s %q, not to this binding's %q", what, r.family.PlacementKind(), placement, want)
 	}
 	count := 1
-	if v, ok := first.annotations[placementv1beta1.NumberOfResourceSnapshotsAnnotation]; ok {
+	if v, ok := first.GetAnnotations()[placementv1beta1.NumberOfResourceSnapshotsAnnotation]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return nil, notApplied("%s: annotation %s is %q, not a number of snapshots", what, placementv1beta1.NumberOfResourceSnapshotsAnnotation, v)
@@ -105,31 +106,34 @@ func (r *kindReconciler) subSnapshots(ctx context.Context, b client.Object, firs
 	if index == "" {
 		return nil, notApplied("%s has no %s label: the other snapshots of its group cannot be found", what, placementv1beta1.ResourceIndexLabel)
 	}
-	all, err := r.scope.listSnapshots(ctx, r.Client, ns, placement, index)
-	if err != nil {
+	list := r.family.NewResourceSnapshotList()
+	if err := r.List(ctx, list, client.InNamespace(ns),
+		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placement, placementv1beta1.ResourceIndexLabel: index}); err != nil {
 		return nil, err
 	}
-	subs := slices.DeleteFunc(all, func(s snapshot) bool {
-		_, isFirst := s.annotations[placementv1beta1.ResourceGroupHashAnnotation]
-		return isFirst || s.name == first.name
+	subs := slices.DeleteFunc(list.ResourceSnapshotObjs(), func(s placementv1beta1.ResourceSnapshotObj) bool {
+		_, isFirst := s.GetAnnotations()[placementv1beta1.ResourceGroupHashAnnotation]
+		return isFirst || s.GetName() == first.GetName()
 	})
 	subindex := map[string]int{}
 	for _, s := range subs {
-		v := s.annotations[placementv1beta1.SubindexOfResourceSnapshotAnnotation]
+		v := s.GetAnnotations()[placementv1beta1.SubindexOfResourceSnapshotAnnotation]
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, notApplied("%s: annotation %s is %q, not a subindex", r.scope.describe(ns, s.name), placementv1beta1.SubindexOfResourceSnapshotAnnotation, v)
+			return nil, notApplied("%s: annotation %s is %q, not a subindex", r.family.Describe(r.family.ResourceSnapshotKind(), ns, s.GetName()), placementv1beta1.SubindexOfResourceSnapshotAnnotation, v)
 		}
-		subindex[s.name] = n
+		subindex[s.GetName()] = n
 	}
-	slices.SortFunc(subs, func(a, b snapshot) int { return cmp.Compare(subindex[a.name], subindex[b.name]) })
+	slices.SortFunc(subs, func(a, b placementv1beta1.ResourceSnapshotObj) int {
+		return cmp.Compare(subindex[a.GetName()], subindex[b.GetName()])
+	})
 	switch {
 	case len(subs) < count-1:
 		// The snapshots of a group are written one by one: the others may not be there yet.
 		return nil, &inputError{reason: placementv1beta1.WorkApplyInProcessReason, message: fmt.Sprintf(
-			"waiting for the snapshots of group %s of %s %q: %d of %d exist", index, r.scope.placementKind, placement, len(subs)+1, count)}
+			"waiting for the snapshots of group %s of %s %q: %d of %d exist", index, r.family.PlacementKind(), placement, len(subs)+1, count)}
 	case len(subs) > count-1:
-		return nil, notApplied("group %s of %s %q has %d snapshots, but %s says it has %d", index, r.scope.placementKind, placement, len(subs)+1, what, count)
+		return nil, notApplied("group %s of %s %q has %d snapshots, but %s says it has %d", index, r.family.PlacementKind(), placement, len(subs)+1, what, count)
 	}
 	return subs, nil
 }

@@ -33,7 +33,7 @@ import (
 )
 
 // reconcileDelete withdraws what the binding applied, then lets it go.
-func (r *kindReconciler) reconcileDelete(ctx context.Context, b client.Object) (ctrl.Result, error) {
+func (r *kindReconciler) reconcileDelete(ctx context.Context, b placementv1beta1.BindingObj) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
 		return ctrl.Result{}, nil
 	}
@@ -45,7 +45,7 @@ func (r *kindReconciler) reconcileDelete(ctx context.Context, b client.Object) (
 
 // reconcileUnscheduled withdraws what an Unscheduled binding applied once its placement is gone
 // or going (while it lives, see applies).
-func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b client.Object) (ctrl.Result, error) {
+func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b placementv1beta1.BindingObj) (ctrl.Result, error) {
 	// The finalizer goes only once the resources are withdrawn: without it nothing is left.
 	if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
 		return ctrl.Result{}, nil
@@ -56,7 +56,7 @@ func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b client.Obje
 	if err := patch.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
-	_, st := parts(b)
+	st := b.BindingStatus()
 	clearApplied(st)
 	return ctrl.Result{}, nil
 }
@@ -65,11 +65,11 @@ func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b client.Obje
 // done once that is gone, or nothing can or should be deleted: the cluster is no longer
 // registered, or another Bound binding of the placement manages the cluster now (its next apply
 // prunes what its snapshot lacks).
-func (r *kindReconciler) withdraw(ctx context.Context, b client.Object) (bool, ctrl.Result, error) {
-	spec, _ := parts(b)
+func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.BindingObj) (bool, ctrl.Result, error) {
+	spec := b.BindingSpec()
 	key := client.ObjectKeyFromObject(b)
 	log := logr.FromContextOrDiscard(ctx)
-	owner := r.scope.owner(b)
+	owner := r.owner(b)
 	if owner == "" {
 		return true, ctrl.Result{}, nil // nothing can have been applied without an owner
 	}
@@ -107,14 +107,14 @@ func (r *kindReconciler) withdraw(ctx context.Context, b client.Object) (bool, c
 
 // successor names another binding of b's placement, Bound to the same cluster and not being
 // deleted; empty if there is none.
-func (r *kindReconciler) successor(ctx context.Context, b client.Object) (string, error) {
-	spec, _ := parts(b)
-	others, err := r.scope.siblings(ctx, r.Client, b)
+func (r *kindReconciler) successor(ctx context.Context, b placementv1beta1.BindingObj) (string, error) {
+	spec := b.BindingSpec()
+	others, err := r.siblings(ctx, b)
 	if err != nil {
 		return "", err
 	}
 	for _, o := range others {
-		os, _ := parts(o)
+		os := o.BindingSpec()
 		if os.TargetCluster == spec.TargetCluster && os.State == placementv1beta1.BindingStateBound && o.GetDeletionTimestamp().IsZero() {
 			return o.GetName(), nil
 		}

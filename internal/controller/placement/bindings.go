@@ -62,22 +62,22 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	for i := range clusters.Items {
 		members = append(members, memberOf(&clusters.Items[i]))
 	}
-	bindings, err := r.scope.listBindings(ctx, r.client, ps.p)
+	bindings, err := listBindings(ctx, r.client, r.family, ps.p)
 	if err != nil {
 		return err
 	}
 	current := map[string]bool{}
 	for _, b := range bindings {
-		if b.Spec.State != placementv1beta1.BindingStateUnscheduled && b.GetDeletionTimestamp().IsZero() {
-			current[b.Spec.TargetCluster] = true
+		if b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled && b.GetDeletionTimestamp().IsZero() {
+			current[b.BindingSpec().TargetCluster] = true
 		}
 	}
-	ct := r.scope.conditions.scheduled
+	ct := r.family.PlacementConditions().Scheduled
 	res, err := pickClusters(ps.spec.Policy, members, current)
 	if err != nil {
 		msg := "The scheduling policy cannot be evaluated: " + err.Error()
 		if !hasCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, msg) {
-			r.recorder.Eventf(ps.p.Object, nil, corev1.EventTypeWarning, ReasonSchedulingFailed, "Schedule", "%s", msg)
+			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, ReasonSchedulingFailed, "Schedule", "%s", msg)
 		}
 		setCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, msg)
 		return errHalt
@@ -97,8 +97,8 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	return nil
 }
 
-func hasCondition(p placementObj, condType string, status metav1.ConditionStatus, reason, message string) bool {
-	for _, c := range p.Status.Conditions {
+func hasCondition(p placementv1beta1.PlacementObj, condType string, status metav1.ConditionStatus, reason, message string) bool {
+	for _, c := range p.PlacementStatus().Conditions {
 		if c.Type == condType {
 			return c.Status == status && c.Reason == reason && c.Message == message
 		}
@@ -109,15 +109,15 @@ func hasCondition(p placementObj, condType string, status metav1.ConditionStatus
 // writeBindings creates a binding for every newly picked cluster, brings back an Unscheduled
 // binding whose cluster is picked again (in the state it had), and marks the bindings of
 // clusters no longer picked Unscheduled, remembering their state.
-func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing []bindingObj) error {
+func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing []placementv1beta1.BindingObj) error {
 	// out starts with every binding; the updates below change them in place.
 	out := slices.Clone(existing)
-	byCluster := map[string]bindingObj{}
+	byCluster := map[string]placementv1beta1.BindingObj{}
 	for _, b := range existing {
 		// Of two bindings for one cluster (a new one made while the old one is withdrawn), the
 		// live one counts.
-		if prev, ok := byCluster[b.Spec.TargetCluster]; !ok || !prev.GetDeletionTimestamp().IsZero() {
-			byCluster[b.Spec.TargetCluster] = b
+		if prev, ok := byCluster[b.BindingSpec().TargetCluster]; !ok || !prev.GetDeletionTimestamp().IsZero() {
+			byCluster[b.BindingSpec().TargetCluster] = b
 		}
 	}
 	var added, removed []string
@@ -139,10 +139,10 @@ func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing [
 			// Its resources are being withdrawn; a new binding follows once it is gone, which
 			// the watch on bindings reports.
 		default:
-			if b.Spec.State == placementv1beta1.BindingStateUnscheduled {
+			if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled {
 				added = append(added, d.ClusterName)
 			}
-			if err := r.updateBinding(ctx, b, func(b bindingObj) { reschedule(b, d, ps.policy.GetName()) }); err != nil {
+			if err := r.updateBinding(ctx, b, func(b placementv1beta1.BindingObj) { reschedule(b, d, ps.policy.GetName()) }); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -151,7 +151,7 @@ func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing [
 		if picked[cluster] {
 			continue
 		}
-		if b.Spec.State == placementv1beta1.BindingStateUnscheduled || !b.GetDeletionTimestamp().IsZero() {
+		if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled || !b.GetDeletionTimestamp().IsZero() {
 			continue
 		}
 		if err := r.updateBinding(ctx, b, unschedule); err != nil {
@@ -160,7 +160,9 @@ func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing [
 		}
 		removed = append(removed, cluster)
 	}
-	slices.SortFunc(out, func(a, b bindingObj) int { return strings.Compare(a.Spec.TargetCluster, b.Spec.TargetCluster) })
+	slices.SortFunc(out, func(a, b placementv1beta1.BindingObj) int {
+		return strings.Compare(a.BindingSpec().TargetCluster, b.BindingSpec().TargetCluster)
+	})
 	ps.bindings = out
 	r.reportScheduling(ctx, ps, added, removed)
 	return errors.Join(errs...)
@@ -170,28 +172,28 @@ func (r *kindReconciler) reportScheduling(ctx context.Context, ps *pass, added, 
 	slices.Sort(added)
 	slices.Sort(removed)
 	if len(added) > 0 {
-		r.recorder.Eventf(ps.p.Object, nil, corev1.EventTypeNormal, ReasonClustersScheduled, "Schedule",
+		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, ReasonClustersScheduled, "Schedule",
 			"Picked clusters %s", strings.Join(added, ", "))
 		ctrl.LoggerFrom(ctx).Info("picked clusters", "clusters", added)
 	}
 	if len(removed) > 0 {
-		r.recorder.Eventf(ps.p.Object, nil, corev1.EventTypeNormal, ReasonClustersUnscheduled, "Schedule",
+		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, ReasonClustersUnscheduled, "Schedule",
 			"Clusters %s are no longer picked", strings.Join(removed, ", "))
 		ctrl.LoggerFrom(ctx).Info("clusters no longer picked", "clusters", removed)
 	}
 }
 
-func (r *kindReconciler) createBinding(ctx context.Context, ps *pass, d placementv1beta1.ClusterDecision) (bindingObj, error) {
+func (r *kindReconciler) createBinding(ctx context.Context, ps *pass, d placementv1beta1.ClusterDecision) (placementv1beta1.BindingObj, error) {
 	for _, alternative := range []bool{false, true} {
-		b := asBinding(r.scope.newBinding())
+		b := r.family.NewBinding()
 		b.SetName(bindingName(ps.p.GetName(), d.ClusterName, alternative))
 		b.SetNamespace(ps.p.GetNamespace())
 		b.SetLabels(map[string]string{placementv1beta1.PlacementTrackingLabel: ps.p.GetName()})
-		b.Spec.State = placementv1beta1.BindingStateScheduled
-		b.Spec.TargetCluster = d.ClusterName
-		b.Spec.ClusterDecision = d
-		b.Spec.SchedulingPolicySnapshotName = ps.policy.GetName()
-		err := r.createOwned(ctx, ps.p, b.Object)
+		b.BindingSpec().State = placementv1beta1.BindingStateScheduled
+		b.BindingSpec().TargetCluster = d.ClusterName
+		b.BindingSpec().ClusterDecision = d
+		b.BindingSpec().SchedulingPolicySnapshotName = ps.policy.GetName()
+		err := r.createOwned(ctx, ps.p, b)
 		if alternative || !errors.Is(err, errNameTaken) {
 			return b, err
 		}
@@ -202,13 +204,13 @@ func (r *kindReconciler) createBinding(ctx context.Context, ps *pass, d placemen
 }
 
 // updateBinding applies change to a binding and writes it if that changed anything.
-func (r *kindReconciler) updateBinding(ctx context.Context, b bindingObj, change func(bindingObj)) error {
-	before := b.deepCopy()
+func (r *kindReconciler) updateBinding(ctx context.Context, b placementv1beta1.BindingObj, change func(placementv1beta1.BindingObj)) error {
+	before := b.DeepCopyObject().(placementv1beta1.BindingObj)
 	change(b)
-	if equality.Semantic.DeepEqual(before.Spec, b.Spec) && equality.Semantic.DeepEqual(before.GetAnnotations(), b.GetAnnotations()) {
+	if equality.Semantic.DeepEqual(before.BindingSpec(), b.BindingSpec()) && equality.Semantic.DeepEqual(before.GetAnnotations(), b.GetAnnotations()) {
 		return nil
 	}
-	if err := r.client.Update(ctx, b.Object); err != nil {
+	if err := r.client.Update(ctx, b); err != nil {
 		return fmt.Errorf("updating binding %s: %w", b.GetName(), err)
 	}
 	return nil
@@ -216,40 +218,40 @@ func (r *kindReconciler) updateBinding(ctx context.Context, b bindingObj, change
 
 // reschedule records the decision on a binding of a picked cluster. An Unscheduled one gets
 // back the state it had: a cluster picked again keeps running what it ran.
-func reschedule(b bindingObj, d placementv1beta1.ClusterDecision, policySnapshot string) {
-	b.Spec.ClusterDecision = d
-	b.Spec.SchedulingPolicySnapshotName = policySnapshot
-	if b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+func reschedule(b placementv1beta1.BindingObj, d placementv1beta1.ClusterDecision, policySnapshot string) {
+	b.BindingSpec().ClusterDecision = d
+	b.BindingSpec().SchedulingPolicySnapshotName = policySnapshot
+	if b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled {
 		return
 	}
 	annotations := b.GetAnnotations()
 	prev := placementv1beta1.BindingState(annotations[placementv1beta1.PreviousBindingStateAnnotation])
 	delete(annotations, placementv1beta1.PreviousBindingStateAnnotation)
 	b.SetAnnotations(annotations)
-	b.Spec.State = placementv1beta1.BindingStateScheduled
-	if prev == placementv1beta1.BindingStateBound && b.Spec.ResourceSnapshotName != "" {
-		b.Spec.State = placementv1beta1.BindingStateBound
+	b.BindingSpec().State = placementv1beta1.BindingStateScheduled
+	if prev == placementv1beta1.BindingStateBound && b.BindingSpec().ResourceSnapshotName != "" {
+		b.BindingSpec().State = placementv1beta1.BindingStateBound
 	}
 }
 
 // unschedule marks a binding Unscheduled and remembers its state.
-func unschedule(b bindingObj) {
+func unschedule(b placementv1beta1.BindingObj) {
 	annotations := b.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[placementv1beta1.PreviousBindingStateAnnotation] = string(b.Spec.State)
+	annotations[placementv1beta1.PreviousBindingStateAnnotation] = string(b.BindingSpec().State)
 	b.SetAnnotations(annotations)
-	b.Spec.State = placementv1beta1.BindingStateUnscheduled
-	b.Spec.ClusterDecision.Selected = false
-	b.Spec.ClusterDecision.Reason = "No longer picked by the placement policy"
+	b.BindingSpec().State = placementv1beta1.BindingStateUnscheduled
+	b.BindingSpec().ClusterDecision.Selected = false
+	b.BindingSpec().ClusterDecision.Reason = "No longer picked by the placement policy"
 }
 
 // pickedBindings are the bindings of picked clusters, by cluster name.
-func (ps *pass) pickedBindings() []bindingObj {
-	var out []bindingObj
+func (ps *pass) pickedBindings() []placementv1beta1.BindingObj {
+	var out []placementv1beta1.BindingObj
 	for _, b := range ps.bindings {
-		if b.Spec.State != placementv1beta1.BindingStateUnscheduled && b.GetDeletionTimestamp().IsZero() {
+		if b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled && b.GetDeletionTimestamp().IsZero() {
 			out = append(out, b)
 		}
 	}

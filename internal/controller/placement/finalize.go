@@ -36,11 +36,11 @@ const withdrawPoll = 10 * time.Second
 // finalize cleans up after a deleted placement: it deletes the bindings, whose finalizer
 // withdraws the resources from the clusters, waits until they are gone, then deletes the
 // snapshots and lets the placement go.
-func (r *kindReconciler) finalize(ctx context.Context, p placementObj) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(p, r.scope.finalizer) {
+func (r *kindReconciler) finalize(ctx context.Context, p placementv1beta1.PlacementObj) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(p, r.family.PlacementFinalizer()) {
 		return ctrl.Result{}, nil
 	}
-	bindings, err := r.scope.listBindings(ctx, r.client, p)
+	bindings, err := listBindings(ctx, r.client, r.family, p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -49,28 +49,25 @@ func (r *kindReconciler) finalize(ctx context.Context, p placementObj) (ctrl.Res
 		if !b.GetDeletionTimestamp().IsZero() {
 			continue
 		}
-		if err := r.client.Delete(ctx, b.Object); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, err
 		}
 		deleted++
 	}
 	if deleted > 0 {
-		r.recorder.Eventf(p.Object, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
 			"Withdrawing the resources from %d clusters", deleted)
 	}
 	if len(bindings) > 0 {
 		ctrl.LoggerFrom(ctx).V(1).Info("waiting for bindings to be deleted", "bindings", len(bindings))
 		return ctrl.Result{RequeueAfter: withdrawPoll}, nil
 	}
-	for _, obj := range []client.Object{r.scope.newResourceSnapshot(), r.scope.newPolicySnapshot()} {
-		opts := []client.DeleteAllOfOption{client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: p.GetName()}}
-		if r.scope.namespaced {
-			opts = append(opts, client.InNamespace(p.GetNamespace()))
-		}
-		if err := r.client.DeleteAllOf(ctx, obj, opts...); err != nil {
+	for _, obj := range []client.Object{r.family.NewResourceSnapshot(), r.family.NewPolicySnapshot()} {
+		if err := r.client.DeleteAllOf(ctx, obj, client.InNamespace(p.GetNamespace()),
+			client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: p.GetName()}); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	r.forgetNamespaces(client.ObjectKeyFromObject(p))
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, p.Object, r.scope.finalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, p, r.family.PlacementFinalizer())
 }

@@ -88,26 +88,26 @@ func (r *kindReconciler) policyPhase(ctx context.Context, ps *pass) error {
 	if err != nil {
 		return err
 	}
-	snaps, err := r.scope.listPolicySnapshots(ctx, r.client, ps.p)
+	snaps, err := listPolicySnapshots(ctx, r.client, r.family, ps.p)
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(snaps, func(a, b policySnapshotObj) int { return policyIndex(a) - policyIndex(b) })
-	var latest *policySnapshotObj
+	slices.SortFunc(snaps, func(a, b placementv1beta1.PolicySnapshotObj) int { return policyIndex(a) - policyIndex(b) })
+	var latest placementv1beta1.PolicySnapshotObj
 	for i := range snaps {
 		if isLatest(snaps[i]) || (latest == nil && i == len(snaps)-1) {
-			latest = &snaps[i]
+			latest = snaps[i]
 		}
 	}
-	if latest != nil && latest.Spec.PolicyHash == hash {
+	if latest != nil && latest.PolicySnapshotSpec().PolicyHash == hash {
 		for _, s := range snaps {
 			if s.GetName() != latest.GetName() {
-				if err := r.markLatest(ctx, s.Object, false); err != nil {
+				if err := r.markLatest(ctx, s, false); err != nil {
 					return err
 				}
 			}
 		}
-		ps.policy = *latest
+		ps.policy = latest
 		return r.refreshPolicySnapshot(ctx, ps)
 	}
 
@@ -116,18 +116,18 @@ func (r *kindReconciler) policyPhase(ctx context.Context, ps *pass) error {
 		next = policyIndex(snaps[len(snaps)-1]) + 1
 	}
 	for _, s := range snaps {
-		if err := r.markLatest(ctx, s.Object, false); err != nil {
+		if err := r.markLatest(ctx, s, false); err != nil {
 			return err
 		}
 	}
 	if keep := int(*ps.spec.RevisionHistoryLimit) - 1; len(snaps) > keep {
 		for _, s := range snaps[:len(snaps)-keep] {
-			if err := r.client.Delete(ctx, s.Object); client.IgnoreNotFound(err) != nil {
+			if err := r.client.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
 				return err
 			}
 		}
 	}
-	s := asPolicySnapshot(r.scope.newPolicySnapshot())
+	s := r.family.NewPolicySnapshot()
 	s.SetName(fmt.Sprintf(placementv1beta1.PolicySnapshotNameFmt, ps.p.GetName(), next))
 	s.SetNamespace(ps.p.GetNamespace())
 	s.SetLabels(map[string]string{
@@ -136,13 +136,13 @@ func (r *kindReconciler) policyPhase(ctx context.Context, ps *pass) error {
 		placementv1beta1.PolicyIndexLabel:       strconv.Itoa(next),
 	})
 	s.SetAnnotations(policyAnnotations(ps))
-	s.Spec.Policy = ps.spec.Policy.DeepCopy()
-	s.Spec.PolicyHash = hash
-	if err := r.createOwned(ctx, ps.p, s.Object); err != nil {
+	s.PolicySnapshotSpec().Policy = ps.spec.Policy.DeepCopy()
+	s.PolicySnapshotSpec().PolicyHash = hash
+	if err := r.createOwned(ctx, ps.p, s); err != nil {
 		return err
 	}
 	ps.policy = s
-	r.recorder.Eventf(ps.p.Object, s.Object, corev1.EventTypeNormal, ReasonPolicySnapshotCreated, "Snapshot",
+	r.recorder.Eventf(ps.p, s, corev1.EventTypeNormal, ReasonPolicySnapshotCreated, "Snapshot",
 		"Created scheduling policy snapshot %s (%s)", s.GetName(), ps.spec.Policy.PlacementType)
 	ctrl.LoggerFrom(ctx).Info("created a scheduling policy snapshot", "snapshot", s.GetName(), "index", next)
 	return nil
@@ -168,7 +168,7 @@ func (r *kindReconciler) refreshPolicySnapshot(ctx context.Context, ps *pass) er
 	labels := s.GetLabels()
 	labels[placementv1beta1.IsLatestSnapshotLabel] = strconv.FormatBool(true)
 	s.SetLabels(labels)
-	return r.client.Patch(ctx, s.Object, patch)
+	return r.client.Patch(ctx, s, patch)
 }
 
 func annotationsMatch(have, want map[string]string) bool {
@@ -185,15 +185,15 @@ func annotationsMatch(have, want map[string]string) bool {
 // writePolicyStatus records the scheduling decisions in the latest policy snapshot's status.
 func (r *kindReconciler) writePolicyStatus(ctx context.Context, ps *pass) error {
 	s := ps.policy
-	return patch.ChangeStatus(ctx, r.client, s.Object, func() {
-		s.Status.ObservedCRPGeneration = ps.p.GetGeneration()
+	return patch.ChangeStatus(ctx, r.client, s, func() {
+		s.PolicySnapshotStatus().ObservedCRPGeneration = ps.p.GetGeneration()
 		decisions := slices.Clone(ps.schedule.picked)
 		decisions = append(decisions, ps.schedule.unpicked[:min(len(ps.schedule.unpicked), maxUnpickedDecisions)]...)
-		s.Status.ClusterDecisions = decisions
+		s.PolicySnapshotStatus().ClusterDecisions = decisions
 		status, reason := metav1.ConditionTrue, policyFulfilledReason
 		if !ps.schedule.satisfied {
 			status, reason = metav1.ConditionFalse, policyUnfulfilledReason
 		}
-		patch.SetCondition(&s.Status.Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.message)
+		patch.SetCondition(&s.PolicySnapshotStatus().Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.message)
 	})
 }

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package placement reconciles Kubefleet placements: ClusterResourcePlacements and
-// ResourcePlacements. One reconciler design serves both through a scope (see scope.go). A pass
+// ResourcePlacements. One reconciler design serves both, reaching their kinds through their
+// placementv1beta1.Family. A pass
 // selects the hub resources and records them as a resource snapshot, records the scheduling
 // policy as a policy snapshot, picks member clusters and keeps one binding per picked cluster,
 // and, with strategy RollingUpdate, binds those bindings to the newest resource snapshot a few
@@ -97,9 +98,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.discovery = &discoveryCache{client: dc, ttl: time.Minute}
-	for _, s := range []scope{clusterScope, namespacedScope} {
-		if err := newKindReconciler(r, s).setup(mgr); err != nil {
-			return fmt.Errorf("setting up the %s controller: %w", s.kind, err)
+	for _, f := range placementv1beta1.Families() {
+		if err := newKindReconciler(r, f).setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", f.PlacementKind(), err)
 		}
 	}
 	return nil
@@ -125,21 +126,21 @@ var errHalt = errors.New("halted")
 
 // pass is what one reconcile of one placement learns, phase by phase.
 type pass struct {
-	p placementObj
+	p placementv1beta1.PlacementObj
 	// spec is the placement's spec with the API defaults filled in.
 	spec placementv1beta1.PlacementSpec
 
 	selection *selection
 	// snapshots are the placement's resource snapshots, master (the newest) its latest group's
 	// first snapshot and index that group's index.
-	snapshots []resourceSnapshotObj
-	master    resourceSnapshotObj
+	snapshots []placementv1beta1.ResourceSnapshotObj
+	master    placementv1beta1.ResourceSnapshotObj
 	index     int
 
-	policy   policySnapshotObj
+	policy   placementv1beta1.PolicySnapshotObj
 	schedule scheduleResult
 	// bindings are the placement's bindings as written by this pass, by cluster name.
-	bindings []bindingObj
+	bindings []placementv1beta1.BindingObj
 	// waiting explains, per cluster, why a RollingUpdate holds its binding back.
 	waiting map[string]string
 	// requeue, when positive, is when the pass must run again even without an event.
@@ -154,16 +155,15 @@ func (ps *pass) requeueAt(d time.Duration) {
 
 // Reconcile runs one pass for one placement and writes its status.
 func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	obj := r.scope.newPlacement()
-	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+	p := r.family.NewPlacement()
+	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forgetNamespaces(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	p := asPlacement(obj)
-	before := p.deepCopy()
-	sw, err := patch.NewStatusWriter(r.client, p.Object, patch.WithOptimisticLock())
+	before := p.DeepCopyObject().(placementv1beta1.PlacementObj)
+	sw, err := patch.NewStatusWriter(r.client, p, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -172,18 +172,18 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		if retErr != nil && ctx.Err() == nil {
 			// Retried with backoff; the event tells whoever looks at the placement why nothing
 			// moves.
-			r.recorder.Eventf(p.Object, nil, corev1.EventTypeWarning, ReasonReconcileFailed, "Reconcile", "%s", retErr.Error())
+			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonReconcileFailed, "Reconcile", "%s", retErr.Error())
 		}
 	}()
 
 	if !p.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, p)
 	}
-	if err := patch.AddFinalizer(ctx, r.client, p.Object, r.scope.finalizer); err != nil {
+	if err := patch.AddFinalizer(ctx, r.client, p, r.family.PlacementFinalizer()); err != nil {
 		return ctrl.Result{}, err
 	}
 
-	ps := &pass{p: p, spec: withDefaults(p.Spec)}
+	ps := &pass{p: p, spec: withDefaults(p.PlacementSpec())}
 	for _, phase := range []func(context.Context, *pass) error{
 		r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
 	} {
@@ -194,16 +194,16 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		}
 	}
 	r.setStatus(ps)
-	available := r.scope.conditions.available
-	if c := meta.FindStatusCondition(p.Status.Conditions, available); c != nil && c.Status == metav1.ConditionTrue &&
-		!meta.IsStatusConditionTrue(before.Status.Conditions, available) {
-		r.recorder.Eventf(p.Object, nil, corev1.EventTypeNormal, ReasonRolloutCompleted, "Rollout", "%s", c.Message)
+	available := r.family.PlacementConditions().Available
+	if c := meta.FindStatusCondition(p.PlacementStatus().Conditions, available); c != nil && c.Status == metav1.ConditionTrue &&
+		!meta.IsStatusConditionTrue(before.PlacementStatus().Conditions, available) {
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonRolloutCompleted, "Rollout", "%s", c.Message)
 	}
 	ps.requeueAt(r.resync)
 	return ctrl.Result{RequeueAfter: ps.requeue}, nil
 }
 
 // setCondition sets a placement condition for the current generation.
-func setCondition(p placementObj, condType string, status metav1.ConditionStatus, reason, message string) {
-	patch.SetCondition(&p.Status.Conditions, p.GetGeneration(), condType, status, reason, message)
+func setCondition(p placementv1beta1.PlacementObj, condType string, status metav1.ConditionStatus, reason, message string) {
+	patch.SetCondition(&p.PlacementStatus().Conditions, p.GetGeneration(), condType, status, reason, message)
 }

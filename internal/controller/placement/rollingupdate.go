@@ -39,11 +39,11 @@ import (
 // bindingAvailability says whether a binding's cluster reported the snapshot the binding names
 // available, for the binding's current generation, and whether only because availability could
 // not be tracked.
-func bindingAvailability(b bindingObj) (available, untrackable bool, since time.Time) {
-	if b.Spec.ResourceSnapshotName == "" || b.Status.ObservedResourceSnapshotName != b.Spec.ResourceSnapshotName {
+func bindingAvailability(b placementv1beta1.BindingObj) (available, untrackable bool, since time.Time) {
+	if b.BindingSpec().ResourceSnapshotName == "" || b.BindingStatus().ObservedResourceSnapshotName != b.BindingSpec().ResourceSnapshotName {
 		return false, false, time.Time{}
 	}
-	c := meta.FindStatusCondition(b.Status.Conditions, placementv1beta1.BindingAvailableCondition)
+	c := meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingAvailableCondition)
 	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != b.GetGeneration() {
 		return false, false, time.Time{}
 	}
@@ -69,16 +69,16 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 		return fmt.Errorf("strategy.rollingUpdate.maxSurge: %w", err)
 	}
 	latest := ps.master.GetName()
-	byCluster := map[string]bindingObj{}
+	byCluster := map[string]placementv1beta1.BindingObj{}
 	inputs := make([]rollout.PlacementBinding, 0, len(ps.bindings))
 	for _, b := range ps.bindings {
-		byCluster[b.Spec.TargetCluster] = b
+		byCluster[b.BindingSpec().TargetCluster] = b
 		available, untrackable, since := bindingAvailability(b)
 		inputs = append(inputs, rollout.PlacementBinding{
-			Cluster:        b.Spec.TargetCluster,
-			State:          rollout.PlacementBindingState(b.Spec.State),
-			HasRevision:    b.Spec.ResourceSnapshotName != "",
-			Latest:         b.Spec.ResourceSnapshotName == latest,
+			Cluster:        b.BindingSpec().TargetCluster,
+			State:          rollout.PlacementBindingState(b.BindingSpec().State),
+			HasRevision:    b.BindingSpec().ResourceSnapshotName != "",
+			Latest:         b.BindingSpec().ResourceSnapshotName == latest,
 			Available:      available,
 			Untrackable:    untrackable,
 			AvailableSince: since,
@@ -94,11 +94,11 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 	var errs []error
 	for _, cluster := range plan.Delete {
 		b := byCluster[cluster]
-		if err := r.client.Delete(ctx, b.Object); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, err)
 			continue
 		}
-		r.recorder.Eventf(ps.p.Object, b.Object, corev1.EventTypeNormal, ReasonBindingDeleted, "Unschedule",
+		r.recorder.Eventf(ps.p, b, corev1.EventTypeNormal, ReasonBindingDeleted, "Unschedule",
 			"Withdrawing the resources from cluster %s, which is no longer picked", cluster)
 	}
 	move := append(slices.Clone(plan.Bind), plan.Update...)
@@ -109,7 +109,7 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 		}
 	}
 	if len(move) > 0 {
-		r.recorder.Eventf(ps.p.Object, ps.master.Object, corev1.EventTypeNormal, ReasonRolloutStarted, "Rollout",
+		r.recorder.Eventf(ps.p, ps.master, corev1.EventTypeNormal, ReasonRolloutStarted, "Rollout",
 			"Rolling resource snapshot index %d out to %s", ps.index, strings.Join(move, ", "))
 		ctrl.LoggerFrom(ctx).Info("rolling out", "index", ps.index, "clusters", move)
 	}
@@ -128,11 +128,11 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 
 // bind points a binding at the newest resource snapshot, with the placement's apply strategy,
 // and records that its rollout started.
-func (r *kindReconciler) bind(ctx context.Context, ps *pass, b bindingObj) error {
-	err := r.updateBinding(ctx, b, func(b bindingObj) {
-		b.Spec.State = placementv1beta1.BindingStateBound
-		b.Spec.ResourceSnapshotName = ps.master.GetName()
-		b.Spec.ApplyStrategy = ps.spec.Strategy.ApplyStrategy.DeepCopy()
+func (r *kindReconciler) bind(ctx context.Context, ps *pass, b placementv1beta1.BindingObj) error {
+	err := r.updateBinding(ctx, b, func(b placementv1beta1.BindingObj) {
+		b.BindingSpec().State = placementv1beta1.BindingStateBound
+		b.BindingSpec().ResourceSnapshotName = ps.master.GetName()
+		b.BindingSpec().ApplyStrategy = ps.spec.Strategy.ApplyStrategy.DeepCopy()
 	})
 	if err != nil {
 		return err
@@ -143,26 +143,28 @@ func (r *kindReconciler) bind(ctx context.Context, ps *pass, b bindingObj) error
 // refreshBinding keeps a binding that does not move in this pass consistent: a bound one on the
 // newest snapshot gets the current apply strategy and a RolloutStarted condition for its
 // generation (a pass cut short between the two writes leaves none); one held back says why.
-func (r *kindReconciler) refreshBinding(ctx context.Context, ps *pass, b bindingObj) error {
+func (r *kindReconciler) refreshBinding(ctx context.Context, ps *pass, b placementv1beta1.BindingObj) error {
 	if !b.GetDeletionTimestamp().IsZero() {
 		return nil
 	}
-	if why, held := ps.waiting[b.Spec.TargetCluster]; held && b.Spec.State != placementv1beta1.BindingStateUnscheduled {
+	if why, held := ps.waiting[b.BindingSpec().TargetCluster]; held && b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled {
 		return r.setBindingCondition(ctx, b, metav1.ConditionFalse, placementv1beta1.RolloutNotStartedYetReason,
 			"Waiting to roll resource snapshot "+ps.master.GetName()+" out: "+why)
 	}
-	if b.Spec.State != placementv1beta1.BindingStateBound || b.Spec.ResourceSnapshotName != ps.master.GetName() {
+	if b.BindingSpec().State != placementv1beta1.BindingStateBound || b.BindingSpec().ResourceSnapshotName != ps.master.GetName() {
 		return nil
 	}
-	if !equality.Semantic.DeepEqual(b.Spec.ApplyStrategy, ps.spec.Strategy.ApplyStrategy) {
-		if err := r.updateBinding(ctx, b, func(b bindingObj) { b.Spec.ApplyStrategy = ps.spec.Strategy.ApplyStrategy.DeepCopy() }); err != nil {
+	if !equality.Semantic.DeepEqual(b.BindingSpec().ApplyStrategy, ps.spec.Strategy.ApplyStrategy) {
+		if err := r.updateBinding(ctx, b, func(b placementv1beta1.BindingObj) {
+			b.BindingSpec().ApplyStrategy = ps.spec.Strategy.ApplyStrategy.DeepCopy()
+		}); err != nil {
 			return err
 		}
 	}
 	return r.setRolloutStarted(ctx, ps, b)
 }
 
-func (r *kindReconciler) setRolloutStarted(ctx context.Context, ps *pass, b bindingObj) error {
+func (r *kindReconciler) setRolloutStarted(ctx context.Context, ps *pass, b placementv1beta1.BindingObj) error {
 	return r.setBindingCondition(ctx, b, metav1.ConditionTrue, placementv1beta1.RolloutStartedReason,
 		fmt.Sprintf("Rolling resource snapshot %s (index %d) out to the cluster", ps.master.GetName(), ps.index))
 }
@@ -170,9 +172,9 @@ func (r *kindReconciler) setRolloutStarted(ctx context.Context, ps *pass, b bind
 // setBindingCondition writes the binding's RolloutStarted condition for its current generation.
 // The write carries the resourceVersion: the binding controller writes the other conditions of
 // the same list.
-func (r *kindReconciler) setBindingCondition(ctx context.Context, b bindingObj, status metav1.ConditionStatus, reason, message string) error {
-	err := patch.ChangeStatus(ctx, r.client, b.Object, func() {
-		patch.SetCondition(&b.Status.Conditions, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition, status, reason, message)
+func (r *kindReconciler) setBindingCondition(ctx context.Context, b placementv1beta1.BindingObj, status metav1.ConditionStatus, reason, message string) error {
+	err := patch.ChangeStatus(ctx, r.client, b, func() {
+		patch.SetCondition(&b.BindingStatus().Conditions, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition, status, reason, message)
 	}, patch.WithOptimisticLock())
 	if err != nil {
 		return fmt.Errorf("writing the RolloutStarted condition of binding %s: %w", b.GetName(), err)

@@ -57,7 +57,7 @@ type selection struct {
 
 // selectResources runs a placement's resource selectors against the hub. It reads through the
 // API server rather than a cache: a snapshot of stale content would be rolled out.
-func (r *Reconciler) selectResources(ctx context.Context, s scope, p placementObj) (*selection, error) {
+func (r *Reconciler) selectResources(ctx context.Context, f placementv1beta1.Family, p placementv1beta1.PlacementObj) (*selection, error) {
 	sel := &selection{}
 	seen := map[string]bool{}
 	add := func(o *unstructured.Unstructured) {
@@ -73,12 +73,12 @@ func (r *Reconciler) selectResources(ctx context.Context, s scope, p placementOb
 	// A Namespace selector with scope NamespaceWithResourceSelectors lets the other selectors of
 	// a ClusterResourcePlacement pick namespaced objects, inside that namespace.
 	scopedNamespace := ""
-	for _, t := range p.Spec.ResourceSelectors {
+	for _, t := range p.PlacementSpec().ResourceSelectors {
 		if isNamespaceKind(t.Group, t.Kind) && t.SelectionScope == placementv1beta1.NamespaceWithResourceSelectors {
 			scopedNamespace = t.Name
 		}
 	}
-	for i, term := range p.Spec.ResourceSelectors {
+	for i, term := range p.PlacementSpec().ResourceSelectors {
 		where := fmt.Sprintf("resourceSelectors[%d] (%s)", i, describeTerm(term))
 		gvk := schema.GroupVersionKind{Group: term.Group, Version: term.Version, Kind: term.Kind}
 		if isFleetGroup(gvk.Group) {
@@ -100,21 +100,21 @@ func (r *Reconciler) selectResources(ctx context.Context, s scope, p placementOb
 		namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
 		var objs []*unstructured.Unstructured
 		switch {
-		case !s.namespaced && isNamespaceKind(gvk.Group, gvk.Kind):
+		case !f.Namespaced && isNamespaceKind(gvk.Group, gvk.Kind):
 			if err := r.selectNamespaces(ctx, sel, add, where, term, selector); err != nil {
 				return nil, err
 			}
 			continue
-		case !s.namespaced && namespaced && scopedNamespace == "":
+		case !f.Namespaced && namespaced && scopedNamespace == "":
 			return nil, selectorErrorf("%s: %s is namespaced, and a ClusterResourcePlacement selects namespaced objects only "+
 				"through their Namespace: select the Namespace (with selectionScope NamespaceWithResourceSelectors to pick "+
 				"only some of its objects), or use a ResourcePlacement in that namespace", where, gvk.Kind)
-		case !s.namespaced && namespaced:
+		case !f.Namespaced && namespaced:
 			objs, err = r.fetch(ctx, gvk, scopedNamespace, term.Name, selector)
-		case s.namespaced && !namespaced:
+		case f.Namespaced && !namespaced:
 			return nil, selectorErrorf("%s: %s is cluster-scoped, and a ResourcePlacement selects only namespaced objects "+
 				"of its own namespace: use a ClusterResourcePlacement", where, gvk.Kind)
-		case s.namespaced:
+		case f.Namespaced:
 			objs, err = r.fetch(ctx, gvk, p.GetNamespace(), term.Name, selector)
 		default:
 			objs, err = r.fetch(ctx, gvk, "", term.Name, selector)
@@ -228,12 +228,12 @@ func describeTerm(t placementv1beta1.ResourceSelectorTerm) string {
 // selectPhase runs the resource selectors. Selectors that cannot work are reported in the
 // Scheduled condition, and the pass stops: nothing already placed changes.
 func (r *kindReconciler) selectPhase(ctx context.Context, ps *pass) error {
-	sel, err := r.selectResources(ctx, r.scope, ps.p)
+	sel, err := r.selectResources(ctx, r.family, ps.p)
 	var invalid *selectorError
 	if errors.As(err, &invalid) {
-		ct, reason := r.scope.conditions.scheduled, placementv1beta1.InvalidResourceSelectorsReason
+		ct, reason := r.family.PlacementConditions().Scheduled, placementv1beta1.InvalidResourceSelectorsReason
 		if !hasCondition(ps.p, ct, metav1.ConditionFalse, reason, invalid.msg) {
-			r.recorder.Eventf(ps.p.Object, nil, corev1.EventTypeWarning, ReasonInvalidSelectors, "Select", "%s", invalid.msg)
+			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, ReasonInvalidSelectors, "Select", "%s", invalid.msg)
 			ctrl.LoggerFrom(ctx).Info("invalid resource selectors", "message", invalid.msg)
 		}
 		setCondition(ps.p, ct, metav1.ConditionFalse, reason, invalid.msg)

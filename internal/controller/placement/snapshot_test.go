@@ -287,7 +287,7 @@ func TestSplitContents(t *testing.T) {
 	}
 }
 
-func snap(name, index string, master, latest bool) resourceSnapshotObj {
+func snap(name, index string, master, latest bool) placementv1beta1.ResourceSnapshotObj {
 	s := &placementv1beta1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{Name: name,
 		Labels: map[string]string{placementv1beta1.ResourceIndexLabel: index}}}
 	if master {
@@ -297,11 +297,11 @@ func snap(name, index string, master, latest bool) resourceSnapshotObj {
 			s.Labels[placementv1beta1.IsLatestSnapshotLabel] = "true"
 		}
 	}
-	return asResourceSnapshot(s)
+	return s
 }
 
 func TestSnapshotGroups(t *testing.T) {
-	groups := groupSnapshots([]resourceSnapshotObj{
+	groups := groupSnapshots([]placementv1beta1.ResourceSnapshotObj{
 		snap("p-2-0", "2", false, false),
 		snap("p-1-snapshot", "1", true, true),
 		snap("p-0-snapshot", "0", true, false),
@@ -335,7 +335,7 @@ func TestSnapshotGroups(t *testing.T) {
 }
 
 func TestSnapshotIndex(t *testing.T) {
-	listed := []resourceSnapshotObj{snap("web-0-snapshot", "7", true, true)}
+	listed := []placementv1beta1.ResourceSnapshotObj{snap("web-0-snapshot", "7", true, true)}
 	for name, want := range map[string]int{"web-0-snapshot": 7, "web-12-snapshot": 12, "web-x-snapshot": -1, "web-3-0": -1, "": -1, "other-1-snapshot": -1} {
 		got, ok := snapshotIndex(listed, "web", name)
 		if !ok {

@@ -77,8 +77,8 @@ type snapshotGroup struct {
 	index int
 	// master is the group's first snapshot, the one with the hash; nil when a write was cut
 	// short before it was made.
-	master *resourceSnapshotObj
-	all    []resourceSnapshotObj
+	master placementv1beta1.ResourceSnapshotObj
+	all    []placementv1beta1.ResourceSnapshotObj
 }
 
 func isMaster(o client.Object) bool {
@@ -92,7 +92,7 @@ func isLatest(o client.Object) bool {
 
 // groupSnapshots groups snapshots by index, oldest first. Objects without a valid index label
 // are not the placement's snapshots and are left out.
-func groupSnapshots(snaps []resourceSnapshotObj) []snapshotGroup {
+func groupSnapshots(snaps []placementv1beta1.ResourceSnapshotObj) []snapshotGroup {
 	byIndex := map[int]*snapshotGroup{}
 	for _, s := range snaps {
 		idx, err := strconv.Atoi(s.GetLabels()[placementv1beta1.ResourceIndexLabel])
@@ -106,8 +106,7 @@ func groupSnapshots(snaps []resourceSnapshotObj) []snapshotGroup {
 		}
 		g.all = append(g.all, s)
 		if isMaster(s) {
-			m := s
-			g.master = &m
+			g.master = s
 		}
 	}
 	groups := make([]snapshotGroup, 0, len(byIndex))
@@ -159,7 +158,7 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	if err != nil {
 		return err
 	}
-	snaps, err := r.scope.listResourceSnapshots(ctx, r.client, ps.p)
+	snaps, err := listResourceSnapshots(ctx, r.client, r.family, ps.p)
 	if err != nil {
 		return err
 	}
@@ -168,15 +167,15 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	latest := latestGroup(groups)
 	chunks := splitContents(contents, snapshotSizeLimit)
 	if latest != nil && latest.master.GetAnnotations()[placementv1beta1.ResourceGroupHashAnnotation] == hash {
-		ps.master, ps.index = *latest.master, latest.index
+		ps.master, ps.index = latest.master, latest.index
 		for _, g := range groups {
 			if g.master != nil && g.index != latest.index && isLatest(g.master) {
-				if err := r.markLatest(ctx, g.master.Object, false); err != nil {
+				if err := r.markLatest(ctx, g.master, false); err != nil {
 					return err
 				}
 			}
 		}
-		if err := r.markLatest(ctx, latest.master.Object, true); err != nil {
+		if err := r.markLatest(ctx, latest.master, true); err != nil {
 			return err
 		}
 		// A write cut short may have left the group without some of its snapshots.
@@ -194,7 +193,7 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	}
 	for _, g := range groups {
 		if g.master != nil && isLatest(g.master) {
-			if err := r.markLatest(ctx, g.master.Object, false); err != nil {
+			if err := r.markLatest(ctx, g.master, false); err != nil {
 				return err
 			}
 		}
@@ -216,14 +215,14 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	}
 	ps.master, ps.index = master, next
 	ps.snapshots = append(ps.snapshots, master)
-	r.recorder.Eventf(ps.p.Object, master.Object, corev1.EventTypeNormal, ReasonResourceSnapshotCreated, "Snapshot",
+	r.recorder.Eventf(ps.p, master, corev1.EventTypeNormal, ReasonResourceSnapshotCreated, "Snapshot",
 		"Created resource snapshot %s: index %d, %d resources", master.GetName(), next, len(contents))
 	ctrl.LoggerFrom(ctx).Info("created a resource snapshot", "snapshot", master.GetName(), "index", next, "resources", len(contents))
 	return nil
 }
 
-func (r *kindReconciler) createMasterSnapshot(ctx context.Context, ps *pass, index int, hash string, chunks [][]placementv1beta1.ResourceContent) (resourceSnapshotObj, error) {
-	s := asResourceSnapshot(r.scope.newResourceSnapshot())
+func (r *kindReconciler) createMasterSnapshot(ctx context.Context, ps *pass, index int, hash string, chunks [][]placementv1beta1.ResourceContent) (placementv1beta1.ResourceSnapshotObj, error) {
+	s := r.family.NewResourceSnapshot()
 	s.SetName(fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, ps.p.GetName(), index))
 	s.SetNamespace(ps.p.GetNamespace())
 	s.SetLabels(map[string]string{
@@ -237,15 +236,15 @@ func (r *kindReconciler) createMasterSnapshot(ctx context.Context, ps *pass, ind
 		// Envelope kinds are fleet kinds, which are never selected.
 		placementv1beta1.NumberOfEnvelopedObjectsAnnotation: "0",
 	})
-	s.Spec.SelectedResources = chunks[0]
-	return s, r.createOwned(ctx, ps.p, s.Object)
+	s.ResourceSnapshotSpec().SelectedResources = chunks[0]
+	return s, r.createOwned(ctx, ps.p, s)
 }
 
 // createSubSnapshots creates the snapshots of group index after its first one, skipping those
 // that exist.
-func (r *kindReconciler) createSubSnapshots(ctx context.Context, p placementObj, index int, chunks [][]placementv1beta1.ResourceContent) error {
+func (r *kindReconciler) createSubSnapshots(ctx context.Context, p placementv1beta1.PlacementObj, index int, chunks [][]placementv1beta1.ResourceContent) error {
 	for sub := 1; sub < len(chunks); sub++ {
-		s := asResourceSnapshot(r.scope.newResourceSnapshot())
+		s := r.family.NewResourceSnapshot()
 		s.SetName(fmt.Sprintf(placementv1beta1.ResourceSnapshotNameWithSubindexFmt, p.GetName(), index, sub-1))
 		s.SetNamespace(p.GetNamespace())
 		s.SetLabels(map[string]string{
@@ -253,8 +252,8 @@ func (r *kindReconciler) createSubSnapshots(ctx context.Context, p placementObj,
 			placementv1beta1.ResourceIndexLabel:     strconv.Itoa(index),
 		})
 		s.SetAnnotations(map[string]string{placementv1beta1.SubindexOfResourceSnapshotAnnotation: strconv.Itoa(sub - 1)})
-		s.Spec.SelectedResources = chunks[sub]
-		if err := r.createOwned(ctx, p, s.Object); err != nil && !apierrors.IsAlreadyExists(err) {
+		s.ResourceSnapshotSpec().SelectedResources = chunks[sub]
+		if err := r.createOwned(ctx, p, s); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 	}
@@ -266,8 +265,8 @@ var errNameTaken = errors.New("an object of that name exists and is not owned")
 
 // createOwned creates obj controlled by the placement. When the name is taken by an object
 // that is not the placement's, it says so instead of retrying at once.
-func (r *kindReconciler) createOwned(ctx context.Context, p placementObj, obj client.Object) error {
-	if err := controllerutil.SetControllerReference(p.Object, obj, r.client.Scheme()); err != nil {
+func (r *kindReconciler) createOwned(ctx context.Context, p placementv1beta1.PlacementObj, obj client.Object) error {
+	if err := controllerutil.SetControllerReference(p, obj, r.client.Scheme()); err != nil {
 		return err
 	}
 	err := r.client.Create(ctx, obj)
@@ -277,7 +276,7 @@ func (r *kindReconciler) createOwned(ctx context.Context, p placementObj, obj cl
 	existing := obj.DeepCopyObject().(client.Object)
 	if getErr := r.reader.Get(ctx, client.ObjectKeyFromObject(obj), existing); getErr == nil &&
 		existing.GetLabels()[placementv1beta1.PlacementTrackingLabel] != p.GetName() {
-		return fmt.Errorf("cannot create %s: %w by %s %s", obj.GetName(), errNameTaken, r.scope.kind, p.GetName())
+		return fmt.Errorf("cannot create %s: %w by %s %s", obj.GetName(), errNameTaken, r.family.PlacementKind(), p.GetName())
 	}
 	return err
 }
@@ -295,9 +294,9 @@ func (r *kindReconciler) markLatest(ctx context.Context, obj client.Object, late
 	return r.client.Patch(ctx, obj, patch)
 }
 
-func (r *kindReconciler) deleteSnapshots(ctx context.Context, snaps []resourceSnapshotObj) error {
+func (r *kindReconciler) deleteSnapshots(ctx context.Context, snaps []placementv1beta1.ResourceSnapshotObj) error {
 	for _, s := range snaps {
-		if err := r.client.Delete(ctx, s.Object); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
@@ -306,7 +305,7 @@ func (r *kindReconciler) deleteSnapshots(ctx context.Context, snaps []resourceSn
 
 // snapshotIndex returns the resource index of the snapshot called name: from the snapshots
 // listed, or from the name itself for one already deleted.
-func snapshotIndex(snaps []resourceSnapshotObj, placement, name string) (int, bool) {
+func snapshotIndex(snaps []placementv1beta1.ResourceSnapshotObj, placement, name string) (int, bool) {
 	for _, s := range snaps {
 		if s.GetName() == name {
 			idx, err := strconv.Atoi(s.GetLabels()[placementv1beta1.ResourceIndexLabel])

@@ -36,7 +36,7 @@ const maxListed = 5
 // reports on, and the RolloutStarted, Applied and Available conditions aggregated over the
 // picked clusters.
 func (r *kindReconciler) setStatus(ps *pass) {
-	p, ct := ps.p, r.scope.conditions
+	p, ct := ps.p, r.family.PlacementConditions()
 	external := ps.spec.Strategy.Type == placementv1beta1.ExternalRolloutStrategyType
 	picked := ps.pickedBindings()
 
@@ -48,7 +48,7 @@ func (r *kindReconciler) setStatus(ps *pass) {
 		statuses = append(statuses, st)
 	}
 	statuses = append(statuses, unfilledStatuses(ps, metav1.NewTime(r.now()))...)
-	p.Status.PerClusterPlacementStatuses = statuses
+	p.PlacementStatus().PerClusterPlacementStatuses = statuses
 
 	// RolloutStarted and what follows describe one resource index. A rolling update reports on
 	// the newest; with update runs the clusters may run different ones, and then there is none to
@@ -56,31 +56,31 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	var started metav1.Condition
 	switch {
 	case !external:
-		p.Status.ObservedResourceIndex = strconv.Itoa(ps.index)
-		p.Status.SelectedResources = identifiersOfObjects(ps.selection)
-		started = aggregate(ct.rolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
+		p.PlacementStatus().ObservedResourceIndex = strconv.Itoa(ps.index)
+		p.PlacementStatus().SelectedResources = identifiersOfObjects(ps.selection)
+		started = aggregate(ct.RolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
 			trueReason: placementv1beta1.RolloutStartedReason, otherReason: placementv1beta1.RolloutNotStartedYetReason,
 			trueText: "The rollout of resource snapshot index %s has started on all %d picked clusters",
 			waitText: "The rollout of resource snapshot index %s has not started yet on %s",
-		}, p.Status.ObservedResourceIndex)
+		}, p.PlacementStatus().ObservedResourceIndex)
 		if started.Status == metav1.ConditionUnknown {
 			started.Status = metav1.ConditionFalse
 		}
 	case len(picked) > 0 && len(indices) == 1 && !indices[""]:
-		p.Status.ObservedResourceIndex = statuses[0].ObservedResourceIndex
-		p.Status.SelectedResources = r.selectedResourcesOfIndex(ps, statuses[0].ObservedResourceIndex)
-		started = aggregate(ct.rolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
+		p.PlacementStatus().ObservedResourceIndex = statuses[0].ObservedResourceIndex
+		p.PlacementStatus().SelectedResources = r.selectedResourcesOfIndex(ps, statuses[0].ObservedResourceIndex)
+		started = aggregate(ct.RolloutStarted, picked, statuses, placementv1beta1.PerClusterRolloutStartedConditionType, outcomeText{
 			trueReason: placementv1beta1.RolloutStartedReason, otherReason: placementv1beta1.RolloutControlledByExternalControllerReason,
 			trueText: "Resource snapshot index %s has been rolled out to all %d picked clusters by update runs",
 			waitText: "Resource snapshot index %s is rolling out by an update run; not started yet on %s",
-		}, p.Status.ObservedResourceIndex)
+		}, p.PlacementStatus().ObservedResourceIndex)
 		if started.Status != metav1.ConditionTrue {
 			started.Status, started.Reason = metav1.ConditionUnknown, placementv1beta1.RolloutControlledByExternalControllerReason
 		}
 	default:
-		p.Status.ObservedResourceIndex = ""
-		p.Status.SelectedResources = nil
-		started = metav1.Condition{Type: ct.rolloutStarted, Status: metav1.ConditionUnknown,
+		p.PlacementStatus().ObservedResourceIndex = ""
+		p.PlacementStatus().SelectedResources = nil
+		started = metav1.Condition{Type: ct.RolloutStarted, Status: metav1.ConditionUnknown,
 			Reason:  placementv1beta1.RolloutControlledByExternalControllerReason,
 			Message: externalRolloutMessage(ps, indices)}
 	}
@@ -93,14 +93,14 @@ func (r *kindReconciler) setStatus(ps *pass) {
 		perCluster placementv1beta1.PerClusterPlacementConditionType
 		text       outcomeText
 	}{
-		{ct.applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
+		{ct.Applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
 			trueReason: placementv1beta1.ApplySucceededReason, falseReason: placementv1beta1.ApplyFailedReason,
 			otherReason: placementv1beta1.ApplyPendingReason,
 			trueText:    "Resource snapshot index %s is applied on all %d picked clusters",
 			falseText:   "Resource snapshot index %s failed to apply on %s",
 			waitText:    "Resource snapshot index %s is not applied yet on %s",
 		}},
-		{ct.available, placementv1beta1.PerClusterAvailableConditionType, outcomeText{
+		{ct.Available, placementv1beta1.PerClusterAvailableConditionType, outcomeText{
 			trueReason: placementv1beta1.AvailableReason, falseReason: placementv1beta1.NotAvailableYetReason,
 			otherReason: placementv1beta1.AvailableUnknownReason,
 			trueText:    "Resource snapshot index %s is available on all %d picked clusters",
@@ -109,15 +109,15 @@ func (r *kindReconciler) setStatus(ps *pass) {
 		}},
 	} {
 		if prev.Status != metav1.ConditionTrue {
-			meta.RemoveStatusCondition(&p.Status.Conditions, next.condType)
+			meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, next.condType)
 			continue
 		}
-		prev = aggregate(next.condType, picked, statuses, next.perCluster, next.text, p.Status.ObservedResourceIndex)
+		prev = aggregate(next.condType, picked, statuses, next.perCluster, next.text, p.PlacementStatus().ObservedResourceIndex)
 		setConditionFrom(p, prev)
 	}
 }
 
-func setConditionFrom(p placementObj, c metav1.Condition) {
+func setConditionFrom(p placementv1beta1.PlacementObj, c metav1.Condition) {
 	setCondition(p, c.Type, c.Status, c.Reason, c.Message)
 }
 
@@ -131,7 +131,7 @@ type outcomeText struct {
 
 // aggregate folds one per-cluster condition over the picked clusters: True when it is True on
 // all, False when it is False on any, Unknown otherwise.
-func aggregate(condType string, picked []bindingObj, statuses []placementv1beta1.PerClusterPlacementStatus,
+func aggregate(condType string, picked []placementv1beta1.BindingObj, statuses []placementv1beta1.PerClusterPlacementStatus,
 	perCluster placementv1beta1.PerClusterPlacementConditionType, text outcomeText, index string) metav1.Condition {
 	var failed, waiting []string
 	for i := range picked {
@@ -184,14 +184,14 @@ func externalRolloutMessage(ps *pass, indices map[string]bool) string {
 
 // clusterStatus is the status of the placement on one picked cluster: Scheduled, then the
 // binding's conditions in order, up to the first that is not True.
-func (r *kindReconciler) clusterStatus(ps *pass, b bindingObj, external bool) placementv1beta1.PerClusterPlacementStatus {
+func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, external bool) placementv1beta1.PerClusterPlacementStatus {
 	gen := ps.p.GetGeneration()
-	st := placementv1beta1.PerClusterPlacementStatus{ClusterName: b.Spec.TargetCluster}
-	if idx, ok := snapshotIndex(ps.snapshots, ps.p.GetName(), b.Spec.ResourceSnapshotName); ok && b.Spec.State == placementv1beta1.BindingStateBound {
+	st := placementv1beta1.PerClusterPlacementStatus{ClusterName: b.BindingSpec().TargetCluster}
+	if idx, ok := snapshotIndex(ps.snapshots, ps.p.GetName(), b.BindingSpec().ResourceSnapshotName); ok && b.BindingSpec().State == placementv1beta1.BindingStateBound {
 		st.ObservedResourceIndex = strconv.Itoa(idx)
 	}
 	old := map[string]metav1.Condition{}
-	for _, c := range previousClusterStatus(ps.p, b.Spec.TargetCluster) {
+	for _, c := range previousClusterStatus(ps.p, b.BindingSpec().TargetCluster) {
 		old[c.Type] = c
 	}
 	add := func(c metav1.Condition) bool {
@@ -206,11 +206,11 @@ func (r *kindReconciler) clusterStatus(ps *pass, b bindingObj, external bool) pl
 		return c.Status == metav1.ConditionTrue
 	}
 	add(metav1.Condition{Type: string(placementv1beta1.PerClusterScheduledConditionType), Status: metav1.ConditionTrue,
-		Reason: placementv1beta1.ScheduleSucceededReason, Message: b.Spec.ClusterDecision.Reason})
+		Reason: placementv1beta1.ScheduleSucceededReason, Message: b.BindingSpec().ClusterDecision.Reason})
 
 	started := bindingCondition(b, placementv1beta1.BindingRolloutStartedCondition, false)
 	switch {
-	case started != nil && b.Spec.State == placementv1beta1.BindingStateBound:
+	case started != nil && b.BindingSpec().State == placementv1beta1.BindingStateBound:
 	case external:
 		started = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: placementv1beta1.RolloutControlledByExternalControllerReason,
 			Message: "An update run decides when this cluster gets which resource snapshot"}
@@ -233,7 +233,7 @@ func (r *kindReconciler) clusterStatus(ps *pass, b bindingObj, external bool) pl
 		c := bindingCondition(b, t.binding, true)
 		if c == nil {
 			c = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: t.pending,
-				Message: "Waiting for the cluster to report on resource snapshot " + b.Spec.ResourceSnapshotName}
+				Message: "Waiting for the cluster to report on resource snapshot " + b.BindingSpec().ResourceSnapshotName}
 		}
 		c.Type = string(t.perCluster)
 		if !add(*c) {
@@ -245,12 +245,12 @@ func (r *kindReconciler) clusterStatus(ps *pass, b bindingObj, external bool) pl
 
 // bindingCondition is a binding condition for the binding's current generation (and, for what
 // the cluster reports, for the snapshot it names), or nil.
-func bindingCondition(b bindingObj, condType string, forSnapshot bool) *metav1.Condition {
-	c := meta.FindStatusCondition(b.Status.Conditions, condType)
+func bindingCondition(b placementv1beta1.BindingObj, condType string, forSnapshot bool) *metav1.Condition {
+	c := meta.FindStatusCondition(b.BindingStatus().Conditions, condType)
 	if c == nil || c.ObservedGeneration != b.GetGeneration() {
 		return nil
 	}
-	if forSnapshot && b.Status.ObservedResourceSnapshotName != b.Spec.ResourceSnapshotName {
+	if forSnapshot && b.BindingStatus().ObservedResourceSnapshotName != b.BindingSpec().ResourceSnapshotName {
 		return nil
 	}
 	out := *c
@@ -258,8 +258,8 @@ func bindingCondition(b bindingObj, condType string, forSnapshot bool) *metav1.C
 	return &out
 }
 
-func previousClusterStatus(p placementObj, cluster string) []metav1.Condition {
-	for _, s := range p.Status.PerClusterPlacementStatuses {
+func previousClusterStatus(p placementv1beta1.PlacementObj, cluster string) []metav1.Condition {
+	for _, s := range p.PlacementStatus().PerClusterPlacementStatuses {
 		if s.ClusterName == cluster {
 			return s.Conditions
 		}
@@ -290,7 +290,7 @@ func unfilledStatuses(ps *pass, now metav1.Time) []placementv1beta1.PerClusterPl
 	}
 	// Keep the transition times of entries that did not change.
 	for i := range out {
-		for _, o := range ps.p.Status.PerClusterPlacementStatuses {
+		for _, o := range ps.p.PlacementStatus().PerClusterPlacementStatuses {
 			if o.ClusterName == out[i].ClusterName && len(o.Conditions) == 1 && o.Conditions[0].Status == metav1.ConditionFalse {
 				out[i].Conditions[0].LastTransitionTime = o.Conditions[0].LastTransitionTime
 			}
@@ -312,24 +312,24 @@ func (r *kindReconciler) selectedResourcesOfIndex(ps *pass, index string) []plac
 	if index == strconv.Itoa(ps.index) {
 		return identifiersOfObjects(ps.selection)
 	}
-	var group []resourceSnapshotObj
+	var group []placementv1beta1.ResourceSnapshotObj
 	for _, s := range ps.snapshots {
 		if s.GetLabels()[placementv1beta1.ResourceIndexLabel] == index {
 			group = append(group, s)
 		}
 	}
 	// The first snapshot first, then the others by subindex.
-	slices.SortFunc(group, func(a, b resourceSnapshotObj) int {
+	slices.SortFunc(group, func(a, b placementv1beta1.ResourceSnapshotObj) int {
 		return subindexOf(a) - subindexOf(b)
 	})
 	var out []placementv1beta1.ResourceIdentifier
 	for _, s := range group {
-		out = append(out, identifiersOfContents(s.Spec.SelectedResources)...)
+		out = append(out, identifiersOfContents(s.ResourceSnapshotSpec().SelectedResources)...)
 	}
 	return out
 }
 
-func subindexOf(s resourceSnapshotObj) int {
+func subindexOf(s placementv1beta1.ResourceSnapshotObj) int {
 	if isMaster(s) {
 		return -1
 	}

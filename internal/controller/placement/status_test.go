@@ -29,7 +29,7 @@ import (
 
 // testBinding is a binding of placement "web" to cluster, Bound to snapshot index (none when
 // negative), with the given binding conditions True for its generation and snapshot.
-func testBinding(cluster string, index int, trueConditions ...string) bindingObj {
+func testBinding(cluster string, index int, trueConditions ...string) placementv1beta1.BindingObj {
 	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-" + cluster, Generation: 2}}
 	b.Spec = placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateScheduled, TargetCluster: cluster,
 		ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: true, Reason: "Picked"}}
@@ -41,7 +41,7 @@ func testBinding(cluster string, index int, trueConditions ...string) bindingObj
 	for _, ct := range trueConditions {
 		meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: ct, Status: metav1.ConditionTrue, Reason: "Test", ObservedGeneration: 2})
 	}
-	return asBinding(b)
+	return b
 }
 
 func TestSetStatus(t *testing.T) {
@@ -50,7 +50,7 @@ func TestSetStatus(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		strategy  placementv1beta1.RolloutStrategyType
-		bindings  []bindingObj
+		bindings  []placementv1beta1.BindingObj
 		index     string
 		want      map[string]metav1.ConditionStatus // by condition type; absent means not set
 		inMessage string
@@ -58,28 +58,28 @@ func TestSetStatus(t *testing.T) {
 		{
 			name:      "External before any run: rollout controlled elsewhere, nothing to report on",
 			strategy:  placementv1beta1.ExternalRolloutStrategyType,
-			bindings:  []bindingObj{testBinding("member1", -1), testBinding("member2", -1)},
+			bindings:  []placementv1beta1.BindingObj{testBinding("member1", -1), testBinding("member2", -1)},
 			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
 			inMessage: "No resource snapshot has been rolled out",
 		},
 		{
 			name:      "External with clusters on different indices",
 			strategy:  placementv1beta1.ExternalRolloutStrategyType,
-			bindings:  []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 0, done...)},
+			bindings:  []placementv1beta1.BindingObj{testBinding("member1", 1, done...), testBinding("member2", 0, done...)},
 			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
 			inMessage: "different resource snapshot indices",
 		},
 		{
 			name:     "External while a run is still rolling index 1 out",
 			strategy: placementv1beta1.ExternalRolloutStrategyType,
-			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1)},
+			bindings: []placementv1beta1.BindingObj{testBinding("member1", 1, done...), testBinding("member2", 1)},
 			index:    "1",
 			want:     map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionUnknown},
 		},
 		{
 			name:     "External once a run brought every cluster to index 1",
 			strategy: placementv1beta1.ExternalRolloutStrategyType,
-			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, done...)},
+			bindings: []placementv1beta1.BindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, done...)},
 			index:    "1",
 			want: map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionTrue,
 				"ClusterResourcePlacementApplied": metav1.ConditionTrue, "ClusterResourcePlacementAvailable": metav1.ConditionTrue},
@@ -87,7 +87,7 @@ func TestSetStatus(t *testing.T) {
 		{
 			name:     "RollingUpdate waiting for a cluster to apply",
 			strategy: placementv1beta1.RollingUpdateRolloutStrategyType,
-			bindings: []bindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, started)},
+			bindings: []placementv1beta1.BindingObj{testBinding("member1", 1, done...), testBinding("member2", 1, started)},
 			index:    "1",
 			want: map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionTrue,
 				"ClusterResourcePlacementApplied": metav1.ConditionUnknown},
@@ -96,18 +96,18 @@ func TestSetStatus(t *testing.T) {
 		{
 			name:      "RollingUpdate with a cluster not started",
 			strategy:  placementv1beta1.RollingUpdateRolloutStrategyType,
-			bindings:  []bindingObj{testBinding("member1", 1, done...), testBinding("member2", -1)},
+			bindings:  []placementv1beta1.BindingObj{testBinding("member1", 1, done...), testBinding("member2", -1)},
 			index:     "1",
 			want:      map[string]metav1.ConditionStatus{"ClusterResourcePlacementRolloutStarted": metav1.ConditionFalse},
 			inMessage: "not started yet on member2",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := asPlacement(&placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}})
+			p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
 			p.Status.Conditions = []metav1.Condition{{Type: "ClusterResourcePlacementAvailable", Status: metav1.ConditionTrue, Reason: "Old"}}
 			ps := &pass{p: p, spec: withDefaults(&placementv1beta1.PlacementSpec{Strategy: placementv1beta1.RolloutStrategy{Type: tc.strategy}}),
 				selection: &selection{}, index: 1, bindings: tc.bindings}
-			r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, scope: clusterScope}
+			r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, family: placementv1beta1.ClusterFamily}
 			r.setStatus(ps)
 			if p.Status.ObservedResourceIndex != tc.index {
 				t.Errorf("observedResourceIndex %q, want %q", p.Status.ObservedResourceIndex, tc.index)

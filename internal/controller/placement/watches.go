@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,7 +44,7 @@ import (
 // kindReconciler is the controller of one placement kind.
 type kindReconciler struct {
 	*Reconciler
-	scope scope
+	family placementv1beta1.Family
 
 	controller controller.Controller
 	cache      cache.Cache
@@ -61,8 +60,8 @@ type kindReconciler struct {
 	namespaces map[types.NamespacedName]map[string]bool
 }
 
-func newKindReconciler(r *Reconciler, s scope) *kindReconciler {
-	return &kindReconciler{Reconciler: r, scope: s, watched: map[schema.GroupKind]bool{},
+func newKindReconciler(r *Reconciler, f placementv1beta1.Family) *kindReconciler {
+	return &kindReconciler{Reconciler: r, family: f, watched: map[schema.GroupKind]bool{},
 		namespaces: map[types.NamespacedName]map[string]bool{}}
 }
 
@@ -76,12 +75,12 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
-		Named(strings.ToLower(r.scope.kind)).
-		For(r.scope.newPlacement(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(r.scope.newBinding()).
+		Named(strings.ToLower(r.family.PlacementKind())).
+		For(r.family.NewPlacement(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(r.family.NewBinding()).
 		// Snapshots deleted by hand are made again; their creation needs no reconcile.
-		Owns(r.scope.newResourceSnapshot(), builder.WithPredicates(deletions)).
-		Owns(r.scope.newPolicySnapshot(), builder.WithPredicates(deletions)).
+		Owns(r.family.NewResourceSnapshot(), builder.WithPredicates(deletions)).
+		Owns(r.family.NewPolicySnapshot(), builder.WithPredicates(deletions)).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.allPlacements),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: memberChanged})).
 		Build(r)
@@ -101,25 +100,23 @@ func memberChanged(e event.UpdateEvent) bool {
 }
 
 func (r *kindReconciler) allPlacements(ctx context.Context, _ client.Object) []reconcile.Request {
-	return r.placementRequests(ctx, "", func(placementObj) bool { return true })
+	return r.placementRequests(ctx, "", func(placementv1beta1.PlacementObj) bool { return true })
 }
 
 // placementRequests lists the placements (in namespace, for ResourcePlacements, when set)
 // that keep says are concerned.
-func (r *kindReconciler) placementRequests(ctx context.Context, namespace string, keep func(placementObj) bool) []reconcile.Request {
-	l := r.scope.newPlacementList()
+func (r *kindReconciler) placementRequests(ctx context.Context, namespace string, keep func(placementv1beta1.PlacementObj) bool) []reconcile.Request {
+	l := r.family.NewPlacementList()
 	var opts []client.ListOption
 	if namespace != "" {
 		opts = append(opts, client.InNamespace(namespace))
 	}
 	if err := r.client.List(ctx, l, opts...); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing placements", "kind", r.scope.kind)
+		ctrl.LoggerFrom(ctx).Error(err, "listing placements", "kind", r.family.PlacementKind())
 		return nil
 	}
-	items, _ := meta.ExtractList(l)
 	var out []reconcile.Request
-	for _, item := range items {
-		p := asPlacement(item.(client.Object))
+	for _, p := range l.PlacementObjs() {
 		if keep(p) {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)})
 		}
@@ -130,10 +127,10 @@ func (r *kindReconciler) placementRequests(ctx context.Context, namespace string
 // ensureWatches watches the kinds a placement's selection depends on, metadata only: the
 // content is read from the API server when a placement is reconciled, so the cache holds no
 // Secret data.
-func (r *kindReconciler) ensureWatches(ctx context.Context, p placementObj, sel *selection) {
+func (r *kindReconciler) ensureWatches(ctx context.Context, p placementv1beta1.PlacementObj, sel *selection) {
 	kinds := sel.kinds
-	for _, t := range p.Spec.ResourceSelectors {
-		if !r.scope.namespaced && isNamespaceKind(t.Group, t.Kind) && carriesContents(t) {
+	for _, t := range p.PlacementSpec().ResourceSelectors {
+		if !r.family.Namespaced && isNamespaceKind(t.Group, t.Kind) && carriesContents(t) {
 			kinds = append(kinds, namespaceContentKinds...)
 			break
 		}
@@ -172,19 +169,19 @@ func carriesContents(t placementv1beta1.ResourceSelectorTerm) bool {
 // selector of its kind or, for a ClusterResourcePlacement, through its Namespace.
 func (r *kindReconciler) placementsSelecting(ctx context.Context, gvk schema.GroupVersionKind, o client.Object) []reconcile.Request {
 	ns := o.GetNamespace()
-	if r.scope.namespaced && ns == "" {
+	if r.family.Namespaced && ns == "" {
 		return nil
 	}
 	listIn := ""
-	if r.scope.namespaced {
+	if r.family.Namespaced {
 		listIn = ns
 	}
-	return r.placementRequests(ctx, listIn, func(p placementObj) bool {
-		for _, t := range p.Spec.ResourceSelectors {
+	return r.placementRequests(ctx, listIn, func(p placementv1beta1.PlacementObj) bool {
+		for _, t := range p.PlacementSpec().ResourceSelectors {
 			if t.Group == gvk.Group && t.Kind == gvk.Kind && termMatches(t, o) {
 				return true
 			}
-			if !r.scope.namespaced && ns != "" && isNamespaceKind(t.Group, t.Kind) && carriesContents(t) &&
+			if !r.family.Namespaced && ns != "" && isNamespaceKind(t.Group, t.Kind) && carriesContents(t) &&
 				(t.Name == ns || (t.Name == "" && r.selectsContentsOf(client.ObjectKeyFromObject(p), ns))) {
 				return true
 			}

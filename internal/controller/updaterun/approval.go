@@ -42,10 +42,11 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 	if taskType == placementv1beta1.BeforeStageTaskLabelValue {
 		createdReason, approvedReason = placementv1beta1.BeforeStageTaskApprovalRequestCreatedReason, placementv1beta1.BeforeStageTaskApprovalRequestApprovedReason
 	}
-	obj, spec, status := ru.scope.approval(task.ApprovalRequestName)
+	obj := ru.inputs.approval(task.ApprovalRequestName)
 	err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
-		obj, spec, _ = ru.scope.approval(task.ApprovalRequestName)
+		obj = ru.inputs.approval(task.ApprovalRequestName)
+		spec := obj.ApprovalRequestSpec()
 		obj.SetLabels(map[string]string{
 			placementv1beta1.TargetUpdateRunLabel:           ru.GetName(),
 			placementv1beta1.TargetUpdatingStageNameLabel:   stage,
@@ -53,22 +54,23 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 			placementv1beta1.IsLatestUpdateRunApprovalLabel: "true",
 		})
 		spec.TargetUpdateRun, spec.TargetStage = ru.GetName(), stage
-		if err := controllerutil.SetControllerReference(ru.Object, obj, r.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(ru.UpdateRunObj, obj, r.Scheme()); err != nil {
 			return false, err
 		}
 		if err := r.Create(ctx, obj); err != nil {
 			return false, err
 		}
 		ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestCreated, createdReason)
-		r.event(ru, "Normal", createdReason, fmt.Sprintf("stage %s waits for %s %s to be approved", stage, ru.scope.approvalKind(), task.ApprovalRequestName))
+		r.event(ru, "Normal", createdReason, fmt.Sprintf("stage %s waits for %s %s to be approved", stage, r.Family.ApprovalRequestKind(), task.ApprovalRequestName))
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
+	spec, status := obj.ApprovalRequestSpec(), obj.ApprovalRequestStatus()
 	if spec.TargetUpdateRun != ru.GetName() || spec.TargetStage != stage {
 		return false, abort(fmt.Sprintf("%s %s exists but belongs to run %s, stage %s; delete it or rename the run",
-			ru.scope.approvalKind(), task.ApprovalRequestName, spec.TargetUpdateRun, spec.TargetStage))
+			r.Family.ApprovalRequestKind(), task.ApprovalRequestName, spec.TargetUpdateRun, spec.TargetStage))
 	}
 	ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestCreated, createdReason)
 	gen := obj.GetGeneration()
@@ -97,6 +99,6 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 		}
 	}
 	ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestApproved, approvedReason)
-	r.event(ru, "Normal", approvedReason, fmt.Sprintf("%s %s approved; stage %s goes on", ru.scope.approvalKind(), task.ApprovalRequestName, stage))
+	r.event(ru, "Normal", approvedReason, fmt.Sprintf("%s %s approved; stage %s goes on", r.Family.ApprovalRequestKind(), task.ApprovalRequestName, stage))
 	return true, nil
 }

@@ -44,7 +44,7 @@ type stageResult struct {
 // no cluster is started and no task is waited on: the clusters already updating finish, then
 // the run reports itself stopped.
 func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Result, error) {
-	bindings, err := ru.scope.bindings(ctx, ru.spec.PlacementName)
+	bindings, err := ru.inputs.bindings(ctx, ru.spec.PlacementName)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -74,7 +74,7 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 }
 
 // executeStage makes one pass over stage i.
-func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]binding, snapshot string, stop bool) (stageResult, error) {
+func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
 	st := &ru.status.StagesStatus[i]
 	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
 	if len(st.Clusters) == 0 {
@@ -107,7 +107,7 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 // updateClusters starts the stage's clusters in order, at most maxConcurrency at a time, and
 // marks those whose binding is available with the snapshot. It reports whether all are updated.
 func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
-	bindings map[string]binding, snapshot string) (bool, error) {
+	bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
 	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, len(st.Clusters))
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
@@ -139,7 +139,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 // checkClusters marks the started clusters whose binding is available with the snapshot as
 // succeeded, and returns every cluster's state for the wave planner. A started cluster whose
 // binding another run has taken over ends the run.
-func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]binding, snapshot string) ([]rollout.Target, error) {
+func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) ([]rollout.Target, error) {
 	targets := make([]rollout.Target, 0, len(st.Clusters))
 	for j := range st.Clusters {
 		c := &st.Clusters[j]
@@ -150,7 +150,7 @@ func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingSt
 		case clusterStarted(c):
 			t.State = rollout.Updating
 			b, ok := bindings[c.ClusterName]
-			if !ok || b.spec.State != placementv1beta1.BindingStateBound || b.spec.ResourceSnapshotName != snapshot {
+			if !ok || b.BindingSpec().State != placementv1beta1.BindingStateBound || b.BindingSpec().ResourceSnapshotName != snapshot {
 				msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
 					c.ClusterName, ru.spec.PlacementName)
 				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
@@ -169,10 +169,10 @@ func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingSt
 
 // available: the binding controller has applied the snapshot at the binding's current
 // generation and every resource is available.
-func available(b binding, snapshot string) bool {
-	c := meta.FindStatusCondition(b.status.Conditions, placementv1beta1.BindingAvailableCondition)
+func available(b placementv1beta1.BindingObj, snapshot string) bool {
+	c := meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingAvailableCondition)
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == b.GetGeneration() &&
-		b.status.ObservedResourceSnapshotName == snapshot
+		b.BindingStatus().ObservedResourceSnapshotName == snapshot
 }
 
 func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *placementv1beta1.ClusterUpdatingStatus {
@@ -186,20 +186,20 @@ func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *place
 
 // bind points the binding at the run's snapshot and apply strategy, and records that the rollout
 // to its cluster started.
-func (r *Reconciler) bind(ctx context.Context, ru *run, b binding, snapshot string) error {
+func (r *Reconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
 	base := b.DeepCopyObject().(client.Object)
-	b.spec.State = placementv1beta1.BindingStateBound
-	b.spec.ResourceSnapshotName = snapshot
-	b.spec.ApplyStrategy = ru.status.ApplyStrategy.DeepCopy()
-	if err := r.Patch(ctx, b.Object, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	spec := b.BindingSpec()
+	spec.State, spec.ResourceSnapshotName = placementv1beta1.BindingStateBound, snapshot
+	spec.ApplyStrategy = ru.status.ApplyStrategy.DeepCopy()
+	if err := r.Patch(ctx, b, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
 		ru.status.ResourceSnapshotIndexUsed, ru.GetName())
 	// The lock keeps the binding controller's Applied and Available, written meanwhile, from
 	// being replaced with the condition list read before.
-	return patch.ChangeStatus(ctx, r.Client, b.Object, func() {
-		patch.SetConditionAt(&b.status.Conditions, ru.now, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition,
+	return patch.ChangeStatus(ctx, r.Client, b, func() {
+		patch.SetConditionAt(&b.BindingStatus().Conditions, ru.now, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition,
 			metav1.ConditionTrue, "RolloutStarted", msg)
 	}, patch.WithOptimisticLock())
 }
@@ -269,7 +269,7 @@ func (r *Reconciler) waiting(ru *run, msg string) {
 }
 
 // stopStage lets the clusters already updating finish, then reports the run stopped.
-func (r *Reconciler) stopStage(_ context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]binding, snapshot string) (stageResult, error) {
+func (r *Reconciler) stopStage(_ context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
 	targets, err := r.checkClusters(ru, st, bindings, snapshot)
 	if err != nil {
 		return stageResult{}, err
@@ -304,7 +304,7 @@ func (r *Reconciler) stopped(ru *run, st *placementv1beta1.StageUpdatingStatus) 
 
 // executeDeletion removes the bindings of clusters the placement no longer picks; their
 // finalizer takes the resources off the clusters. It reports whether they are all gone.
-func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[string]binding) (bool, error) {
+func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[string]placementv1beta1.BindingObj) (bool, error) {
 	st := ru.status.DeletionStageStatus
 	if st.StartTime == nil {
 		st.StartTime = &ru.now
@@ -316,7 +316,7 @@ func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[
 		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
 		b, ok := bindings[c.ClusterName]
 		// A cluster picked again since the run started keeps its binding.
-		if !ok || b.spec.State != placementv1beta1.BindingStateUnscheduled {
+		if !ok || b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled {
 			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
 			continue
 		}
@@ -324,7 +324,7 @@ func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[
 		if !b.GetDeletionTimestamp().IsZero() {
 			continue
 		}
-		if err := r.Delete(ctx, b.Object); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
 			return false, err
 		}
 	}

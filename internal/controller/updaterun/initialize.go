@@ -31,8 +31,8 @@ import (
 // must fix (a missing placement, strategy or snapshot; a placement that is not External; a
 // cluster in no stage) is an abortError.
 func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
-	s, spec := ru.scope, ru.spec
-	placementName := s.describe(s.placementKind(), spec.PlacementName)
+	s, spec := ru.inputs, ru.spec
+	placementName := s.describe(r.Family.PlacementKind(), spec.PlacementName)
 	placement, scheduled, err := s.placement(ctx, spec.PlacementName)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		return err
 	}
 	if strategy == nil {
-		return abort(s.describe(s.strategyKind(), spec.StagedUpdateStrategyName) + " not found")
+		return abort(s.describe(r.Family.UpdateStrategyKind(), spec.StagedUpdateStrategyName) + " not found")
 	}
 
 	index, err := r.resourceIndex(ctx, ru, placementName)
@@ -77,7 +77,7 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	}
 	var selected, unscheduled []string
 	for cluster, b := range bindings {
-		if b.spec.State == placementv1beta1.BindingStateUnscheduled {
+		if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled {
 			unscheduled = append(unscheduled, cluster)
 		} else {
 			selected = append(selected, cluster)
@@ -138,7 +138,7 @@ func tasks(cfg []placementv1beta1.StageTask, approvalNameFmt, run, stage string)
 
 // resourceIndex resolves the run's resource snapshot index: the one it names, or the latest.
 func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName string) (int, error) {
-	indices, err := ru.scope.snapshotIndices(ctx, ru.spec.PlacementName)
+	indices, err := ru.inputs.snapshotIndices(ctx, ru.spec.PlacementName)
 	if err != nil {
 		return 0, err
 	}

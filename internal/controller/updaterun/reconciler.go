@@ -24,6 +24,7 @@ package updaterun
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,12 +39,13 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
-// Reconciler reconciles the update runs of one scope: cluster-scoped runs, or namespaced ones.
+// Reconciler reconciles the update runs of one family: ClusterStagedUpdateRuns, or
+// StagedUpdateRuns.
 type Reconciler struct {
 	client.Client
 	Recorder events.EventRecorder
-	// Namespaced selects StagedUpdateRun (true) or ClusterStagedUpdateRun (false).
-	Namespaced bool
+	// Family is the runs' family; the zero value is the cluster-scoped one.
+	Family placementv1beta1.Family
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// RecheckInterval is how often clusters that are updating are looked at again when no event
@@ -65,29 +67,13 @@ func (r *Reconciler) recheck() time.Duration {
 	return 15 * time.Second
 }
 
-// run is a ClusterStagedUpdateRun or StagedUpdateRun with its parts and its scope.
+// run is a ClusterStagedUpdateRun or StagedUpdateRun being reconciled, with what it reads.
 type run struct {
-	client.Object
+	placementv1beta1.UpdateRunObj
 	spec   *placementv1beta1.UpdateRunSpec
 	status *placementv1beta1.UpdateRunStatus
-	scope  scope
+	inputs inputs
 	now    metav1.Time
-}
-
-func (r *Reconciler) newRun() (client.Object, *placementv1beta1.UpdateRunSpec, *placementv1beta1.UpdateRunStatus) {
-	if r.Namespaced {
-		o := &placementv1beta1.StagedUpdateRun{}
-		return o, &o.Spec, &o.Status
-	}
-	o := &placementv1beta1.ClusterStagedUpdateRun{}
-	return o, &o.Spec, &o.Status
-}
-
-func (r *Reconciler) kind() string {
-	if r.Namespaced {
-		return placementv1beta1.StagedUpdateRunKind
-	}
-	return placementv1beta1.ClusterStagedUpdateRunKind
 }
 
 // abortError is a failure that no retry can fix: the run stops for good and says why.
@@ -106,7 +92,7 @@ func isAbort(err error) (string, bool) {
 }
 
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	obj, spec, status := r.newRun()
+	obj := r.Family.NewUpdateRun()
 	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -121,7 +107,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, err
 	}
 	defer sw.Write(ctx, &result, &retErr)
-	ru := &run{Object: obj, spec: spec, status: status, scope: scope{Client: r.Client, namespace: obj.GetNamespace()}, now: metav1.NewTime(r.now())}
+	ru := &run{UpdateRunObj: obj, spec: obj.UpdateRunSpec(), status: obj.UpdateRunStatus(), now: metav1.NewTime(r.now()),
+		inputs: inputs{Client: r.Client, family: r.Family, namespace: obj.GetNamespace()}}
 	ru.refreshGenerations()
 
 	res, err := r.reconcileRun(ctx, ru)
@@ -149,7 +136,7 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 			}
 			return ctrl.Result{}, err
 		}
-		msg := r.kind() + " initialized successfully"
+		msg := r.Family.UpdateRunKind() + " initialized successfully"
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionTrue,
 			placementv1beta1.UpdateRunInitializeSucceededReason, msg)
 		r.event(ru, "Normal", placementv1beta1.UpdateRunInitializeSucceededReason, msg)
@@ -178,7 +165,7 @@ func (r *Reconciler) fail(ru *run, msg string) {
 
 func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(ru.Object, nil, eventType, reason, "UpdateRun", "%s", msg)
+		r.Recorder.Eventf(ru.UpdateRunObj, nil, eventType, reason, "UpdateRun", "%s", msg)
 	}
 }
 
@@ -186,28 +173,20 @@ func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
 // requests (an approval moves the run on at once) and of the bindings of their placements (a
 // cluster that becomes available frees its slot at once).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	obj, _, _ := r.newRun()
-	var approval, binding client.Object = &placementv1beta1.ClusterApprovalRequest{}, &placementv1beta1.ClusterResourceBinding{}
-	name := "clusterstagedupdaterun"
-	if r.Namespaced {
-		approval, binding, name = &placementv1beta1.ApprovalRequest{}, &placementv1beta1.ResourceBinding{}, "stagedupdaterun"
-	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(obj).
-		Watches(approval, handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
-		Watches(binding, handler.EnqueueRequestsFromMapFunc(r.runsOfBinding)).
-		Named(name).
+		For(r.Family.NewUpdateRun()).
+		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
+		Watches(r.Family.NewBinding(), handler.EnqueueRequestsFromMapFunc(r.runsOfBinding)).
+		Named(strings.ToLower(r.Family.UpdateRunKind())).
 		Complete(r)
 }
 
 func (r *Reconciler) runOfApproval(_ context.Context, obj client.Object) []reconcile.Request {
-	var parent string
-	switch a := obj.(type) {
-	case *placementv1beta1.ClusterApprovalRequest:
-		parent = a.Spec.TargetUpdateRun
-	case *placementv1beta1.ApprovalRequest:
-		parent = a.Spec.TargetUpdateRun
+	a, ok := obj.(placementv1beta1.ApprovalRequestObj)
+	if !ok {
+		return nil
 	}
+	parent := a.ApprovalRequestSpec().TargetUpdateRun
 	if parent == "" {
 		return nil
 	}
@@ -220,29 +199,16 @@ func (r *Reconciler) runsOfBinding(ctx context.Context, obj client.Object) []rec
 	if placement == "" {
 		return nil
 	}
-	var reqs []reconcile.Request
-	add := func(o client.Object, spec *placementv1beta1.UpdateRunSpec, status *placementv1beta1.UpdateRunStatus) {
-		if spec.PlacementName == placement &&
-			meta.FindStatusCondition(status.Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) == nil {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
-		}
-	}
-	if r.Namespaced {
-		var list placementv1beta1.StagedUpdateRunList
-		if err := r.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return nil
-		}
-		for i := range list.Items {
-			add(&list.Items[i], &list.Items[i].Spec, &list.Items[i].Status)
-		}
-		return reqs
-	}
-	var list placementv1beta1.ClusterStagedUpdateRunList
-	if err := r.List(ctx, &list); err != nil {
+	list := r.Family.NewUpdateRunList()
+	if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
 		return nil
 	}
-	for i := range list.Items {
-		add(&list.Items[i], &list.Items[i].Spec, &list.Items[i].Status)
+	var reqs []reconcile.Request
+	for _, o := range list.UpdateRunObjs() {
+		if o.UpdateRunSpec().PlacementName == placement &&
+			meta.FindStatusCondition(o.UpdateRunStatus().Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) == nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+		}
 	}
 	return reqs
 }
