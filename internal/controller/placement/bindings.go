@@ -32,6 +32,7 @@ import (
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
 // maxBindingName keeps binding names valid as label values, which things derived from a binding
@@ -58,9 +59,9 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	if err := r.client.List(ctx, &clusters); err != nil {
 		return err
 	}
-	members := make([]member, 0, len(clusters.Items))
+	members := make([]scheduling.Member, 0, len(clusters.Items))
 	for i := range clusters.Items {
-		members = append(members, memberOf(&clusters.Items[i]))
+		members = append(members, scheduling.MemberOf(&clusters.Items[i]))
 	}
 	bindings, err := listBindings(ctx, r.client, r.family, ps.p)
 	if err != nil {
@@ -73,7 +74,7 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 		}
 	}
 	ct := r.family.PlacementConditions().Scheduled
-	res, err := pickClusters(ps.spec.Policy, members, current)
+	res, err := scheduling.Pick(ps.spec.Policy, members, current)
 	if err != nil {
 		msg := "The scheduling policy cannot be evaluated: " + err.Error()
 		if !hasCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, msg) {
@@ -89,10 +90,10 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	if err := r.writePolicyStatus(ctx, ps); err != nil {
 		return err
 	}
-	if res.satisfied {
-		setCondition(ps.p, ct, metav1.ConditionTrue, placementv1beta1.ResourceScheduleSucceededReason, res.message)
+	if res.Satisfied {
+		setCondition(ps.p, ct, metav1.ConditionTrue, placementv1beta1.ResourceScheduleSucceededReason, res.Message)
 	} else {
-		setCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, res.message)
+		setCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, res.Message)
 	}
 	return nil
 }
@@ -123,7 +124,7 @@ func (r *kindReconciler) writeBindings(ctx context.Context, ps *pass, existing [
 	var added, removed []string
 	var errs []error
 	picked := map[string]bool{}
-	for _, d := range ps.schedule.picked {
+	for _, d := range ps.schedule.Picked {
 		picked[d.ClusterName] = true
 		b, ok := byCluster[d.ClusterName]
 		switch {

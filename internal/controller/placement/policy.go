@@ -187,13 +187,13 @@ func (r *kindReconciler) writePolicyStatus(ctx context.Context, ps *pass) error 
 	s := ps.policy
 	return patch.ChangeStatus(ctx, r.client, s, func() {
 		s.PolicySnapshotStatus().ObservedCRPGeneration = ps.p.GetGeneration()
-		decisions := slices.Clone(ps.schedule.picked)
-		decisions = append(decisions, ps.schedule.unpicked[:min(len(ps.schedule.unpicked), maxUnpickedDecisions)]...)
+		decisions := slices.Clone(ps.schedule.Picked)
+		decisions = append(decisions, ps.schedule.Unpicked[:min(len(ps.schedule.Unpicked), maxUnpickedDecisions)]...)
 		s.PolicySnapshotStatus().ClusterDecisions = decisions
 		status, reason := metav1.ConditionTrue, policyFulfilledReason
-		if !ps.schedule.satisfied {
+		if !ps.schedule.Satisfied {
 			status, reason = metav1.ConditionFalse, policyUnfulfilledReason
 		}
-		patch.SetCondition(&s.PolicySnapshotStatus().Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.message)
+		patch.SetCondition(&s.PolicySnapshotStatus().Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.Message)
 	})
 }

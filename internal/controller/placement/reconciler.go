@@ -43,6 +43,7 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
 // Options tune the placement controllers. The zero value gives the defaults.
@@ -138,7 +139,7 @@ type pass struct {
 	index     int
 
 	policy   placementv1beta1.PolicySnapshotObj
-	schedule scheduleResult
+	schedule scheduling.Result
 	// bindings are the placement's bindings as written by this pass, by cluster name.
 	bindings []placementv1beta1.BindingObj
 	// waiting explains, per cluster, why a RollingUpdate holds its binding back.

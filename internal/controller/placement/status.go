@@ -280,11 +280,11 @@ func unfilledStatuses(ps *pass, now metav1.Time) []placementv1beta1.PerClusterPl
 	}
 	switch ps.spec.Policy.PlacementType {
 	case placementv1beta1.PickNPlacementType:
-		for range ps.schedule.shortfall {
-			notScheduled("", ps.schedule.message)
+		for range ps.schedule.Shortfall {
+			notScheduled("", ps.schedule.Message)
 		}
 	case placementv1beta1.PickFixedPlacementType:
-		for _, d := range ps.schedule.unpicked {
+		for _, d := range ps.schedule.Unpicked {
 			notScheduled(d.ClusterName, d.Reason)
 		}
 	}

@@ -39,6 +39,7 @@ import (
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
 // kindReconciler is the controller of one placement kind.
@@ -96,7 +97,7 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 func memberChanged(e event.UpdateEvent) bool {
 	o, okOld := e.ObjectOld.(*clusterv1beta1.MemberCluster)
 	n, okNew := e.ObjectNew.(*clusterv1beta1.MemberCluster)
-	return !okOld || !okNew || !reflect.DeepEqual(memberOf(o), memberOf(n))
+	return !okOld || !okNew || !reflect.DeepEqual(scheduling.MemberOf(o), scheduling.MemberOf(n))
 }
 
 func (r *kindReconciler) allPlacements(ctx context.Context, _ client.Object) []reconcile.Request {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package placement
+package scheduling
 
 import (
 	"reflect"
@@ -30,11 +30,11 @@ import (
 )
 
 // seedMembers are seed 004's three members, all joined.
-func seedMembers() []member {
-	return []member{
-		{name: "member1", labels: map[string]string{"environment": "canary", "order": "2"}, joined: true},
-		{name: "member2", labels: map[string]string{"environment": "staging"}, joined: true},
-		{name: "member3", labels: map[string]string{"environment": "canary", "order": "1"}, joined: true},
+func seedMembers() []Member {
+	return []Member{
+		{Name: "member1", Labels: map[string]string{"environment": "canary", "order": "2"}, Joined: true},
+		{Name: "member2", Labels: map[string]string{"environment": "staging"}, Joined: true},
+		{Name: "member3", Labels: map[string]string{"environment": "canary", "order": "1"}, Joined: true},
 	}
 }
 
@@ -61,7 +61,7 @@ func TestPickClusters(t *testing.T) {
 	pickN := func(n int32, a *placementv1beta1.Affinity) *placementv1beta1.PlacementPolicy {
 		return &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To(n), Affinity: a}
 	}
-	with := func(mutate func([]member)) []member {
+	with := func(mutate func([]Member)) []Member {
 		ms := seedMembers()
 		mutate(ms)
 		return ms
@@ -69,7 +69,7 @@ func TestPickClusters(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		policy    *placementv1beta1.PlacementPolicy
-		members   []member
+		members   []Member
 		current   []string
 		want      []string
 		satisfied bool
@@ -83,30 +83,30 @@ func TestPickClusters(t *testing.T) {
 			members: seedMembers(), want: []string{"member1", "member3"}, satisfied: true},
 		{name: "a member that has not joined is not picked",
 			policy:  &placementv1beta1.PlacementPolicy{PlacementType: pickAll},
-			members: with(func(ms []member) { ms[1].joined = false }), want: []string{"member1", "member3"}, satisfied: true},
+			members: with(func(ms []Member) { ms[1].Joined = false }), want: []string{"member1", "member3"}, satisfied: true},
 		{name: "a picked member that stops answering stays picked",
 			policy:  &placementv1beta1.PlacementPolicy{PlacementType: pickAll},
-			members: with(func(ms []member) { ms[1].joined = false }), current: []string{"member2"},
+			members: with(func(ms []Member) { ms[1].Joined = false }), current: []string{"member2"},
 			want: []string{"member1", "member2", "member3"}, satisfied: true},
 		{name: "a member leaving the fleet is dropped even if picked",
 			policy:  &placementv1beta1.PlacementPolicy{PlacementType: pickAll},
-			members: with(func(ms []member) { ms[0].deleting = true }), current: []string{"member1"},
+			members: with(func(ms []Member) { ms[0].Deleting = true }), current: []string{"member1"},
 			want: []string{"member2", "member3"}, satisfied: true},
 		{name: "a picked member whose labels no longer match is dropped",
 			policy:  &placementv1beta1.PlacementPolicy{PlacementType: pickAll, Affinity: requireLabels(map[string]string{"environment": "canary"})},
-			members: with(func(ms []member) { ms[0].labels = map[string]string{"environment": "prod"} }), current: []string{"member1"},
+			members: with(func(ms []Member) { ms[0].Labels = map[string]string{"environment": "prod"} }), current: []string{"member1"},
 			want: []string{"member3"}, satisfied: true},
 		{name: "an untolerated taint keeps a new member out",
 			policy: &placementv1beta1.PlacementPolicy{PlacementType: pickAll},
-			members: with(func(ms []member) {
-				ms[2].taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+			members: with(func(ms []Member) {
+				ms[2].Taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 			}),
 			want: []string{"member1", "member2"}, satisfied: true},
 		{name: "a tolerated taint does not",
 			policy: &placementv1beta1.PlacementPolicy{PlacementType: pickAll, Tolerations: []placementv1beta1.Toleration{
 				{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "gpu"}}},
-			members: with(func(ms []member) {
-				ms[2].taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
+			members: with(func(ms []Member) {
+				ms[2].Taints = []clusterv1beta1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 			}),
 			want: []string{"member1", "member2", "member3"}, satisfied: true},
 		{name: "PickN without preferences picks by name", policy: pickN(2, nil),
@@ -135,7 +135,7 @@ func TestPickClusters(t *testing.T) {
 		{name: "PickFixed reports what it cannot pick",
 			policy: &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickFixedPlacementType,
 				ClusterNames: []string{"member2", "ghost", "member1"}},
-			members: with(func(ms []member) { ms[0].joined = false }), want: []string{"member2"},
+			members: with(func(ms []Member) { ms[0].Joined = false }), want: []string{"member2"},
 			message: "Picked 1 of the 3 clusters named in clusterNames; cannot pick ghost (no MemberCluster has this name), " +
 				"member1 (the cluster has not joined the fleet (its Joined condition is not True))"},
 	} {
@@ -144,23 +144,23 @@ func TestPickClusters(t *testing.T) {
 			for _, c := range tc.current {
 				current[c] = true
 			}
-			got, err := pickClusters(tc.policy, tc.members, current)
+			got, err := Pick(tc.policy, tc.members, current)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if names := got.pickedNames(); !reflect.DeepEqual(names, tc.want) && (len(names) > 0 || len(tc.want) > 0) {
+			if names := got.PickedNames(); !reflect.DeepEqual(names, tc.want) && (len(names) > 0 || len(tc.want) > 0) {
 				t.Errorf("picked %v, want %v", names, tc.want)
 			}
-			for _, d := range got.picked {
+			for _, d := range got.Picked {
 				if !d.Selected || d.Reason == "" {
 					t.Errorf("decision %+v is not selected with a reason", d)
 				}
 			}
-			if got.satisfied != tc.satisfied || got.shortfall != tc.shortfall {
-				t.Errorf("satisfied %v shortfall %d, want %v %d (%s)", got.satisfied, got.shortfall, tc.satisfied, tc.shortfall, got.message)
+			if got.Satisfied != tc.satisfied || got.Shortfall != tc.shortfall {
+				t.Errorf("satisfied %v shortfall %d, want %v %d (%s)", got.Satisfied, got.Shortfall, tc.satisfied, tc.shortfall, got.Message)
 			}
-			if tc.message != "" && got.message != tc.message {
-				t.Errorf("message %q\nwant    %q", got.message, tc.message)
+			if tc.message != "" && got.Message != tc.message {
+				t.Errorf("message %q\nwant    %q", got.Message, tc.message)
 			}
 		})
 	}
@@ -168,20 +168,20 @@ func TestPickClusters(t *testing.T) {
 
 func TestPickClustersProperties(t *testing.T) {
 	members := seedMembers()
-	members[0].properties = map[string]string{"kubernetes-fleet.io/node-count": "5"}
-	members[1].properties = map[string]string{"kubernetes-fleet.io/node-count": "2"}
+	members[0].Properties = map[string]string{"kubernetes-fleet.io/node-count": "5"}
+	members[1].Properties = map[string]string{"kubernetes-fleet.io/node-count": "2"}
 	policy := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType,
 		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
 				PropertySelector: &placementv1beta1.PropertySelector{MatchExpressions: []placementv1beta1.PropertySelectorRequirement{
 					{Name: "kubernetes-fleet.io/node-count", Operator: placementv1beta1.PropertySelectorGreaterThanOrEqualTo, Values: []string{"3"}}}},
 			}}}}}}
-	got, err := pickClusters(policy, members, nil)
+	got, err := Pick(policy, members, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// member3 reports no node count, so it does not match.
-	if names := got.pickedNames(); !reflect.DeepEqual(names, []string{"member1"}) {
+	if names := got.PickedNames(); !reflect.DeepEqual(names, []string{"member1"}) {
 		t.Errorf("picked %v", names)
 	}
 }
@@ -192,67 +192,8 @@ func TestPickClustersInvalidAffinity(t *testing.T) {
 			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
 				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Near"}}},
 			}}}}}}
-	_, err := pickClusters(policy, seedMembers(), nil)
+	_, err := Pick(policy, seedMembers(), nil)
 	if err == nil || !strings.Contains(err.Error(), "requiredDuringSchedulingIgnoredDuringExecution: clusterSelectorTerms[0]: labelSelector") {
 		t.Errorf("error %v does not say which selector is wrong", err)
-	}
-}
-
-func TestPolicyHash(t *testing.T) {
-	base := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](2)}
-	h := func(p *placementv1beta1.PlacementPolicy) string {
-		t.Helper()
-		s, err := policyHash(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	scaled := base.DeepCopy()
-	scaled.NumberOfClusters = ptr.To[int32](5)
-	if h(base) != h(scaled) {
-		t.Error("numberOfClusters changes the policy hash")
-	}
-	if base.NumberOfClusters == nil || *base.NumberOfClusters != 2 {
-		t.Error("policyHash changed its input")
-	}
-	moved := base.DeepCopy()
-	moved.Affinity = requireLabels(map[string]string{"environment": "canary"})
-	if h(base) == h(moved) {
-		t.Error("an affinity change keeps the policy hash")
-	}
-	tolerant := base.DeepCopy()
-	tolerant.Tolerations = []placementv1beta1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
-	if h(base) == h(tolerant) {
-		t.Error("a toleration change keeps the policy hash")
-	}
-}
-
-func TestWithDefaults(t *testing.T) {
-	spec := &placementv1beta1.PlacementSpec{}
-	got := withDefaults(spec)
-	if got.Policy == nil || got.Policy.PlacementType != placementv1beta1.PickAllPlacementType ||
-		got.Strategy.Type != placementv1beta1.RollingUpdateRolloutStrategyType ||
-		got.Strategy.RollingUpdate.MaxUnavailable.String() != "25%" || got.Strategy.RollingUpdate.MaxSurge.String() != "25%" ||
-		*got.Strategy.RollingUpdate.UnavailablePeriodSeconds != 60 || *got.RevisionHistoryLimit != 10 {
-		t.Errorf("defaults %+v", got)
-	}
-	want := &placementv1beta1.ApplyStrategy{
-		ComparisonOption: placementv1beta1.ComparisonOptionTypePartialComparison, WhenToApply: placementv1beta1.WhenToApplyTypeAlways,
-		Type: placementv1beta1.ApplyStrategyTypeClientSideApply, WhenToTakeOver: placementv1beta1.WhenToTakeOverTypeAlways,
-	}
-	if !reflect.DeepEqual(got.Strategy.ApplyStrategy, want) {
-		t.Errorf("apply strategy %+v", got.Strategy.ApplyStrategy)
-	}
-	if spec.Policy != nil || spec.Strategy.ApplyStrategy != nil {
-		t.Error("withDefaults changed its input")
-	}
-	external := withDefaults(&placementv1beta1.PlacementSpec{Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.ExternalRolloutStrategyType}})
-	if external.Strategy.RollingUpdate != nil {
-		t.Error("an External strategy got rollingUpdate defaults")
-	}
-	ssa := placementv1beta1.DefaultedApplyStrategy(&placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeServerSideApply})
-	if ssa.ServerSideApplyConfig == nil || ssa.ServerSideApplyConfig.ForceConflicts {
-		t.Errorf("server-side apply config %+v", ssa.ServerSideApplyConfig)
 	}
 }

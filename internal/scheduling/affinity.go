@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package placement
+package scheduling
 
 import (
 	"fmt"
@@ -84,7 +84,7 @@ func compileTerm(t placementv1beta1.ClusterSelectorTerm) (term, error) {
 }
 
 // matchesAny reports whether m matches one of the terms; no terms match everything.
-func matchesAny(terms []term, m member) bool {
+func matchesAny(terms []term, m Member) bool {
 	if len(terms) == 0 {
 		return true
 	}
@@ -96,12 +96,12 @@ func matchesAny(terms []term, m member) bool {
 	return false
 }
 
-func (t term) matches(m member) bool {
-	if !t.labels.Matches(labels.Set(m.labels)) {
+func (t term) matches(m Member) bool {
+	if !t.labels.Matches(labels.Set(m.Labels)) {
 		return false
 	}
 	for _, req := range t.properties {
-		have, err := resource.ParseQuantity(m.properties[req.Name])
+		have, err := resource.ParseQuantity(m.Properties[req.Name])
 		if err != nil {
 			return false // the cluster does not report the property
 		}
