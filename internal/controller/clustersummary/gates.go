@@ -27,55 +27,6 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 )
 
-// Provisioned reports whether a ClusterSummary's cluster runs its current spec: the status
-// describes this generation and every feature with content is Provisioned. Status left from an
-// earlier spec never counts.
-func Provisioned(cs *configv1beta1.ClusterSummary) bool {
-	if cs.Status.ObservedGeneration != cs.Generation {
-		return false
-	}
-	for _, id := range featuresWithContent(&cs.Spec.ClusterProfileSpec) {
-		if cs.Status.FeatureStatus(id) != libv1beta1.FeatureStatusProvisioned {
-			return false
-		}
-	}
-	return true
-}
-
-// FailedForGood returns the failure of a feature that will not be retried on the current spec
-// (FailedNonRetriable), as "<feature>: <message>"; empty when there is none.
-func FailedForGood(cs *configv1beta1.ClusterSummary) string {
-	if cs.Status.ObservedGeneration != cs.Generation {
-		return ""
-	}
-	for _, f := range cs.Status.FeatureSummaries {
-		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
-			continue
-		}
-		msg := "failed"
-		if f.FailureMessage != nil {
-			msg = *f.FailureMessage
-		}
-		return string(f.FeatureID) + ": " + msg
-	}
-	return ""
-}
-
-// featuresWithContent lists the features a spec deploys something with, in deployment order.
-func featuresWithContent(spec *configv1beta1.Spec) []libv1beta1.FeatureID {
-	var ids []libv1beta1.FeatureID
-	if len(spec.HelmCharts) > 0 {
-		ids = append(ids, libv1beta1.FeatureHelm)
-	}
-	if len(spec.PolicyRefs) > 0 {
-		ids = append(ids, libv1beta1.FeatureResources)
-	}
-	if len(spec.KustomizationRefs) > 0 {
-		ids = append(ids, libv1beta1.FeatureKustomize)
-	}
-	return ids
-}
-
 // clusterGate says whether the summary's cluster can be deployed to now; when it can't, the
 // reason is for a person to read.
 type clusterGate struct {

@@ -190,19 +190,3 @@ func suspend(st *configv1beta1.ClusterSummaryStatus, reason string) {
 	st.ReconciliationSuspended = true
 	st.SuspensionReason = &reason
 }
-
-// backoff is how long a feature that failed n times in a row waits before the next attempt.
-func backoff(n uint) time.Duration {
-	d := 2 * time.Second
-	for i := uint(1); i < n && d < 2*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 2*time.Minute)
-}
-
-func shortest(a, b time.Duration) time.Duration {
-	if a == 0 || (b != 0 && b < a) {
-		return b
-	}
-	return a
-}

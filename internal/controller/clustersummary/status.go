@@ -21,12 +21,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 )
+
+// The feature lifecycle of a ClusterSummary, decided without a client: when a feature is up to
+// date, how a failure is recorded and retried, and when a summary counts as provisioned.
 
 // permanentError marks a failure that retrying the same configuration cannot fix.
 type permanentError struct{ error }
@@ -117,4 +121,69 @@ func setDeployedGVKs(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.Featu
 	gvks = slices.Clone(gvks)
 	slices.Sort(gvks)
 	st.DeployedGVKs = append(st.DeployedGVKs, libv1beta1.FeatureDeploymentInfo{FeatureID: id, DeployedGroupVersionKind: slices.Compact(gvks)})
+}
+
+// backoff is how long a feature that failed n times in a row waits before the next attempt.
+func backoff(n uint) time.Duration {
+	d := 2 * time.Second
+	for i := uint(1); i < n && d < 2*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 2*time.Minute)
+}
+
+func shortest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// Provisioned reports whether a ClusterSummary's cluster runs its current spec: the status
+// describes this generation and every feature with content is Provisioned. Status left from an
+// earlier spec never counts.
+func Provisioned(cs *configv1beta1.ClusterSummary) bool {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return false
+	}
+	for _, id := range featuresWithContent(&cs.Spec.ClusterProfileSpec) {
+		if cs.Status.FeatureStatus(id) != libv1beta1.FeatureStatusProvisioned {
+			return false
+		}
+	}
+	return true
+}
+
+// FailedForGood returns the failure of a feature that will not be retried on the current spec
+// (FailedNonRetriable), as "<feature>: <message>"; empty when there is none.
+func FailedForGood(cs *configv1beta1.ClusterSummary) string {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return ""
+	}
+	for _, f := range cs.Status.FeatureSummaries {
+		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
+			continue
+		}
+		msg := "failed"
+		if f.FailureMessage != nil {
+			msg = *f.FailureMessage
+		}
+		return string(f.FeatureID) + ": " + msg
+	}
+	return ""
+}
+
+// featuresWithContent lists the features a spec deploys something with, in deployment order.
+func featuresWithContent(spec *configv1beta1.Spec) []libv1beta1.FeatureID {
+	var ids []libv1beta1.FeatureID
+	if len(spec.HelmCharts) > 0 {
+		ids = append(ids, libv1beta1.FeatureHelm)
+	}
+	if len(spec.PolicyRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureResources)
+	}
+	if len(spec.KustomizationRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureKustomize)
+	}
+	return ids
 }

@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clustersummary
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+)
+
+// TestMarkFailed walks a feature through the failures the lifecycle tells apart: a health check
+// that is not green yet (not counted), a retriable error (counted, retried), one too many
+// (failed for good), a permanent one (failed for good at once), and a new configuration (the
+// count starts over).
+func TestMarkFailed(t *testing.T) {
+	h1, h2 := []byte("one"), []byte("two")
+	for _, tc := range []struct {
+		name        string
+		start       configv1beta1.FeatureSummary
+		hash        []byte
+		err         error
+		max         *uint
+		status      libv1beta1.FeatureStatus
+		failures    uint
+		reason      string
+		messageHas  string
+		upToDateNow bool
+	}{
+		{name: "a retriable error is counted and retried", hash: h1, err: errors.New("connection refused"),
+			status: libv1beta1.FeatureStatusFailed, failures: 1, reason: reasonDeployFailed, messageHas: "connection refused"},
+		{name: "an unhealthy feature is not a failure to count",
+			start: configv1beta1.FeatureSummary{Hash: h1, ConsecutiveFailures: 2}, hash: h1,
+			err:    &healthError{check: "ready", feature: libv1beta1.FeatureHelm, err: errors.New("0 of 1 replicas available")},
+			status: libv1beta1.FeatureStatusFailed, failures: 2, reason: reasonHealthCheck, messageHas: `health check "ready"`},
+		{name: "a check that cannot run is permanent", hash: h1,
+			err:    permanent(&healthError{check: "bad lua", feature: libv1beta1.FeatureHelm, err: errors.New("syntax error")}),
+			status: libv1beta1.FeatureStatusFailedNonRetriable, failures: 1, reason: reasonInvalidContent, upToDateNow: true},
+		{name: "one failure too many is final",
+			start: configv1beta1.FeatureSummary{Hash: h1, ConsecutiveFailures: 2}, hash: h1, err: errors.New("boom"), max: ptr.To[uint](3),
+			status: libv1beta1.FeatureStatusFailedNonRetriable, failures: 3, reason: reasonTooManyRetries,
+			messageHas: "the maximum number of consecutive errors (3) has been reached: boom", upToDateNow: true},
+		{name: "a new configuration starts the count over",
+			start: configv1beta1.FeatureSummary{Hash: h1, ConsecutiveFailures: 2}, hash: h2, err: errors.New("boom"), max: ptr.To[uint](3),
+			status: libv1beta1.FeatureStatusFailed, failures: 1, reason: reasonDeployFailed},
+		{name: "a permanent error fails for good at once", hash: h1, err: permanent(errors.New("bad YAML")),
+			status: libv1beta1.FeatureStatusFailedNonRetriable, failures: 1, reason: reasonInvalidContent, upToDateNow: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.start
+			markFailed(&f, tc.hash, tc.err, tc.max)
+			if f.Status != tc.status || f.ConsecutiveFailures != tc.failures {
+				t.Errorf("status %s, %d failures; want %s, %d", f.Status, f.ConsecutiveFailures, tc.status, tc.failures)
+			}
+			if f.FailureReason == nil || *f.FailureReason != tc.reason {
+				t.Errorf("reason %v, want %s", f.FailureReason, tc.reason)
+			}
+			if f.FailureMessage == nil || !strings.Contains(*f.FailureMessage, tc.messageHas) {
+				t.Errorf("message %v does not say %q", f.FailureMessage, tc.messageHas)
+			}
+			if got := upToDate(&f, tc.hash); got != tc.upToDateNow {
+				t.Errorf("upToDate %v, want %v", got, tc.upToDateNow)
+			}
+			if upToDate(&f, []byte("another")) {
+				t.Error("a failed feature is up to date with another configuration")
+			}
+		})
+	}
+}
+
+func TestMarkProvisionedClearsFailures(t *testing.T) {
+	reason, msg := reasonDeployFailed, "boom"
+	f := configv1beta1.FeatureSummary{Hash: []byte("old"), Status: libv1beta1.FeatureStatusFailed, ConsecutiveFailures: 4,
+		FailureReason: &reason, FailureMessage: &msg}
+	markProvisioned(&f, []byte("new"))
+	if f.Status != libv1beta1.FeatureStatusProvisioned || f.ConsecutiveFailures != 0 || f.FailureReason != nil ||
+		f.FailureMessage != nil || f.LastAppliedTime == nil {
+		t.Fatalf("not a clean provisioned feature: %+v", f)
+	}
+	if !upToDate(&f, []byte("new")) || upToDate(&f, []byte("old")) {
+		t.Error("provisioned feature is not up to date with exactly its hash")
+	}
+}
+
+// TestProvisioned checks that only a status describing the current generation counts, and
+// that every feature with content must be Provisioned.
+func TestProvisioned(t *testing.T) {
+	summary := func(gen, observed int64, statuses map[libv1beta1.FeatureID]libv1beta1.FeatureStatus) *configv1beta1.ClusterSummary {
+		cs := &configv1beta1.ClusterSummary{}
+		cs.Generation = gen
+		cs.Status.ObservedGeneration = observed
+		cs.Spec.ClusterProfileSpec.HelmCharts = []configv1beta1.HelmChart{{ReleaseName: "web"}}
+		cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Name: "cm"}}
+		for id, st := range statuses {
+			msg := "invalid YAML"
+			cs.Status.FeatureSummaries = append(cs.Status.FeatureSummaries, configv1beta1.FeatureSummary{FeatureID: id, Status: st, FailureMessage: &msg})
+		}
+		return cs
+	}
+	both := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
+		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusProvisioned}
+	if !Provisioned(summary(2, 2, both)) {
+		t.Error("both features provisioned on the current generation: not Provisioned")
+	}
+	if Provisioned(summary(3, 2, both)) {
+		t.Error("a status of an earlier generation counts as Provisioned")
+	}
+	helmOnly := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned}
+	if Provisioned(summary(2, 2, helmOnly)) {
+		t.Error("Provisioned without the Resources feature")
+	}
+
+	failed := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
+		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusFailedNonRetriable}
+	if got := FailedForGood(summary(2, 2, failed)); got != "Resources: invalid YAML" {
+		t.Errorf("FailedForGood = %q", got)
+	}
+	if got := FailedForGood(summary(3, 2, failed)); got != "" {
+		t.Errorf("FailedForGood on a stale status = %q, want none", got)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for n, want := range map[uint]time.Duration{0: 2 * time.Second, 1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second,
+		7: 2 * time.Minute, 100: 2 * time.Minute} {
+		if got := backoff(n); got != want {
+			t.Errorf("backoff(%d) = %s, want %s", n, got, want)
+		}
+	}
+	if shortest(0, time.Second) != time.Second || shortest(time.Second, 0) != time.Second || shortest(2*time.Second, time.Second) != time.Second {
+		t.Error("shortest does not pick the shortest non-zero wait")
+	}
+}
+
+func TestSetDeployedGVKs(t *testing.T) {
+	st := &configv1beta1.ClusterSummaryStatus{}
+	setDeployedGVKs(st, libv1beta1.FeatureResources, []string{"ConfigMap.v1.", "Deployment.v1.apps", "ConfigMap.v1."})
+	setDeployedGVKs(st, libv1beta1.FeatureHelm, []string{"Service.v1."})
+	setDeployedGVKs(st, libv1beta1.FeatureResources, []string{"Deployment.v1.apps", "ConfigMap.v1."})
+	if len(st.DeployedGVKs) != 2 {
+		t.Fatalf("one entry per feature expected: %+v", st.DeployedGVKs)
+	}
+	for _, d := range st.DeployedGVKs {
+		if d.FeatureID == libv1beta1.FeatureResources && strings.Join(d.DeployedGroupVersionKind, " ") != "ConfigMap.v1. Deployment.v1.apps" {
+			t.Errorf("resources GVKs not sorted and unique: %v", d.DeployedGroupVersionKind)
+		}
+	}
+	dropFeature(st, libv1beta1.FeatureHelm)
+	if len(st.DeployedGVKs) != 1 || hasFeature(st, libv1beta1.FeatureHelm) {
+		t.Errorf("dropFeature left the Helm feature: %+v", st)
+	}
+}
+
+func TestChecksFor(t *testing.T) {
+	checks := []libv1beta1.ValidateHealth{{Name: "helm", FeatureID: libv1beta1.FeatureHelm}, {Name: "any"},
+		{Name: "resources", FeatureID: libv1beta1.FeatureResources}}
+	names := func(cs []libv1beta1.ValidateHealth) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	if got := names(checksFor(checks, libv1beta1.FeatureHelm, false)); strings.Join(got, ",") != "helm" {
+		t.Errorf("Helm, not last: %v", got)
+	}
+	if got := names(checksFor(checks, libv1beta1.FeatureResources, true)); strings.Join(got, ",") != "any,resources" {
+		t.Errorf("Resources, last: %v", got)
+	}
+}
+
+func TestLabelSelector(t *testing.T) {
+	got := labelSelector([]libv1beta1.LabelFilter{
+		{Key: "app", Operation: libv1beta1.OperationEqual, Value: "web"},
+		{Key: "tier", Operation: libv1beta1.OperationDifferent, Value: "db"},
+		{Key: "team", Operation: libv1beta1.OperationHas},
+		{Key: "legacy", Operation: libv1beta1.OperationDoesNotHave},
+	})
+	if got != "app=web,tier!=db,team,!legacy" {
+		t.Errorf("labelSelector = %q", got)
+	}
+}
+
+func TestUnsupportedFieldsFailForGood(t *testing.T) {
+	spec := &configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}
+	err := unsupported(spec)
+	if err == nil || !strings.Contains(err.Error(), "Go templates in helmCharts values") {
+		t.Fatalf("unsupported = %v", err)
+	}
+	var f configv1beta1.FeatureSummary
+	markFailed(&f, []byte("h"), err, nil)
+	if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
+		t.Errorf("an unsupported field is retried: %s", f.Status)
+	}
+	if unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
+		t.Error("plain values are reported unsupported")
+	}
+}
+
+func TestMergeValues(t *testing.T) {
+	got := mergeValues(map[string]any{"image": map[string]any{"repo": "nginx", "tag": "1"}, "replicas": 1},
+		map[string]any{"image": map[string]any{"tag": "2"}, "service": "ClusterIP"})
+	img := got["image"].(map[string]any)
+	if img["repo"] != "nginx" || img["tag"] != "2" || got["replicas"] != 1 || got["service"] != "ClusterIP" {
+		t.Errorf("mergeValues = %v", got)
+	}
+}
