@@ -19,8 +19,16 @@ build: ## Build the stagecoach binary into bin/.
 	go build -o $(BIN)/stagecoach ./cmd/stagecoach
 
 .PHONY: test
-test: kube verify-generated vet ## Run all tests: unit, schema and sandbox (builds the Kubernetes components first).
-	go test -timeout 60m ./...
+test: verify-generated vet test-unit test-e2e ## Run every check and test: generated files, vet, unit tests, then the sandbox tests.
+
+.PHONY: test-unit
+test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no etcd or kube-apiserver.
+	go test -timeout 5m ./...
+
+# Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag.
+.PHONY: test-e2e
+test-e2e: kube ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
+	go test -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
 
 DEMO_DIR   ?= $(CURDIR)/.demo
 DEMO_FLAGS ?=
@@ -40,8 +48,9 @@ bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, 
 	./hack/measure-rollout.sh
 
 .PHONY: vet
-vet: ## go vet, and gofmt on every Go file.
+vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
 	go vet ./...
+	go vet -tags e2e ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
 

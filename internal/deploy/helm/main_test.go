@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The Stagecoach Authors.
 
@@ -65,9 +67,6 @@ func TestMain(m *testing.M) {
 // sandboxFleet returns the running fleet, starting it (and the chart repository) once.
 func sandboxFleet(t *testing.T) *sandbox.Fleet {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs the sandbox fleet")
-	}
 	testEnv.once.Do(func() {
 		if testEnv.dir, testEnv.err = os.MkdirTemp("", "stagecoach-helm-test-"); testEnv.err != nil {
 			return

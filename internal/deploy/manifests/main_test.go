@@ -1,3 +1,5 @@
+//go:build e2e
+
 /*
 Copyright 2026 The Stagecoach Authors.
 
@@ -19,7 +21,6 @@ package manifests
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -42,16 +43,11 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 )
 
-// managed is the managed cluster of the sandbox this test binary runs; nil with -short.
+// managed is the managed cluster of the sandbox this test binary runs.
 var managed *sandbox.Cluster
 
-// TestMain starts one sandbox with one managed cluster for every test of the package. With
-// -short it starts none and the tests that need it skip.
+// TestMain starts one sandbox with one managed cluster for every test of the package.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if testing.Short() {
-		os.Exit(m.Run())
-	}
 	os.Exit(runWithSandbox(m))
 }
 
@@ -77,9 +73,6 @@ func runWithSandbox(m *testing.M) int {
 // caches, as a restarted controller would have.
 func newRemote(t *testing.T) *fleet.Remote {
 	t.Helper()
-	if managed == nil {
-		t.Skip("needs the sandbox (not started with -short)")
-	}
 	return connect(t, managed.Config)
 }
 
@@ -95,9 +88,6 @@ func connect(t *testing.T, cfg *rest.Config) *fleet.Remote {
 // dryRunCounting connects to the managed cluster and counts the dry-run requests it sends.
 func dryRunCounting(t *testing.T) (*fleet.Remote, *atomic.Int32) {
 	t.Helper()
-	if managed == nil {
-		t.Skip("needs the sandbox (not started with -short)")
-	}
 	var n atomic.Int32
 	cfg := rest.CopyConfig(managed.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
