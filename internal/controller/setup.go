@@ -47,6 +47,9 @@ type Options struct {
 	HealthInterval time.Duration
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string
+	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
+	// update run waits); nil means time.Now. Tests move it on instead of waiting.
+	Now func() time.Time
 }
 
 // Setup registers every reconciler with mgr. They share one cluster cache and one chart cache.
@@ -88,10 +91,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", func() error {
-			return (&clusterpromotion.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")}).SetupWithManager(mgr)
+			return (&clusterpromotion.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"placement", func() error {
-			return placement.NewReconciler(placement.Options{}).SetupWithManager(mgr)
+			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"binding", func() error {
 			r := binding.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
@@ -99,10 +102,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return r.SetupWithManager(mgr)
 		}},
 		{"clusterstagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"stagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{

@@ -27,8 +27,8 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 )
 
-// The health checks below are copied verbatim from the seed documents and the Sveltos
-// reference; TestSeedFixturesMatchSources keeps the copies honest.
+// The health checks below are copied verbatim from the seed manifests in testdata/seeds, which
+// TestSeedFixturesMatchSources keeps honest, and from examples of Sveltos' documentation.
 
 // seed000DeploymentHealth is seed 000's validateHealths "deployment-health" script.
 const seed000DeploymentHealth = `function evaluate()
@@ -87,28 +87,22 @@ end
 `
 
 func TestSeedFixturesMatchSources(t *testing.T) {
-	shared := filepath.Join("..", "..", "..", "shared")
 	sources := []struct {
-		glob     string
+		file     string
 		fixtures []string
 	}{
-		{"seeds/000_*.txt", []string{seed000DeploymentHealth, seed000IssuerHealth}},
-		{"seeds/001_*.txt", []string{seed001JobSuccess}},
-		{"reference/sveltos.md", []string{refReplicasAvailable, refReplicasMatch, refSmokeTestCompleted}},
+		{"000-clusterpromotion-cert-manager-rollout-auto.yaml", []string{seed000DeploymentHealth, seed000IssuerHealth}},
+		{"001-clusterpromotion-core-app-rollout.yaml", []string{seed001JobSuccess}},
 	}
 	for _, src := range sources {
-		files, _ := filepath.Glob(filepath.Join(shared, src.glob))
-		if len(files) != 1 {
-			t.Skipf("%s not found next to the repository; nothing to compare with", src.glob)
-		}
-		b, err := os.ReadFile(files[0])
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "seeds", src.file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		doc := unindent(string(b))
 		for _, f := range src.fixtures {
 			if !strings.Contains(doc, unindent(f)) {
-				t.Errorf("%s no longer contains the fixture:\n%s", src.glob, f)
+				t.Errorf("%s no longer contains the fixture:\n%s", src.file, f)
 			}
 		}
 	}

@@ -370,8 +370,8 @@ func TestRunsThatCannotStart(t *testing.T) {
 	}
 }
 
-// TestStopAndResume stops a run while staging soaks: canary is not touched until the run is set
-// back to Run, and then it finishes.
+// TestStopAndResume stops a run while it waits for approval after staging: canary is not touched
+// until the run is set back to Run and approved, and then it finishes.
 func TestStopAndResume(t *testing.T) {
 	c := testenv.Client(t)
 	apply(t, "004-namespace-test-namespace.yaml", func(u *unstructured.Unstructured) { u.SetName("stop-resume") })
@@ -383,7 +383,9 @@ func TestStopAndResume(t *testing.T) {
 	apply(t, "004-clusterstagedupdatestrategy-example-strategy.yaml", func(u *unstructured.Unstructured) {
 		u.SetName("stop-strategy")
 		stages, _, _ := unstructured.NestedSlice(u.Object, "spec", "stages")
-		stages[0].(map[string]any)["afterStageTasks"] = []any{map[string]any{"type": "TimedWait", "waitTime": "8s"}}
+		// An approval holds the run after staging for as long as the test needs, however slow
+		// the machine: the run is stopped while it waits there.
+		stages[0].(map[string]any)["afterStageTasks"] = []any{map[string]any{"type": "Approval"}}
 		_ = unstructured.SetNestedSlice(u.Object, stages, "spec", "stages")
 	})
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
@@ -407,7 +409,7 @@ func TestStopAndResume(t *testing.T) {
 		if !meta.IsStatusConditionTrue(r.Status.StagesStatus[0].Clusters[0].Conditions, "Succeeded") {
 			return fmt.Errorf("staging not updated yet")
 		}
-		return nil
+		return c.Get(ctx, client.ObjectKey{Name: "stop-run-staging"}, &placementv1beta1.ClusterApprovalRequest{})
 	})
 	setState := func(state string) {
 		patch := []byte(fmt.Sprintf(`{"spec":{"state":%q}}`, state))
@@ -433,6 +435,8 @@ func TestStopAndResume(t *testing.T) {
 		}
 	}
 	setState("Run")
+	approve(t, &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "stop-run-staging"}},
+		"004-approval-patch-clusterapprovalrequest-example-run-canary.json")
 	approve(t, &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "stop-run-canary"}},
 		"004-approval-patch-clusterapprovalrequest-example-run-canary.json")
 	runSucceeded(t, "stop-run")

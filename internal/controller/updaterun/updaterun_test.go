@@ -82,8 +82,13 @@ func (a availableBindings) Reconcile(ctx context.Context, req reconcile.Request)
 }
 
 func startControllers(t *testing.T) client.Client {
+	return startControllersAt(t, nil)
+}
+
+// startControllersAt is startControllers with the run controller on the clock now.
+func startControllersAt(t *testing.T, now func() time.Time) client.Client {
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		if err := (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("test"), RecheckInterval: time.Second}).SetupWithManager(mgr); err != nil {
+		if err := (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("test"), RecheckInterval: time.Second, Now: now}).SetupWithManager(mgr); err != nil {
 			return err
 		}
 		return ctrl.NewControllerManagedBy(mgr).For(&placementv1beta1.ClusterResourceBinding{}).Named("fake-bindings").
@@ -323,9 +328,12 @@ func TestRunsThatCannotStart(t *testing.T) {
 
 // TestStopAndResume: a stopped run starts no cluster; set back to Run, it finishes.
 func TestStopAndResume(t *testing.T) {
-	c := startControllers(t)
+	// The wait after staging is an hour of the controller's clock: the run is stopped inside it
+	// however slow the machine, and the test moves the clock on rather than waiting it out.
+	clock := &testenv.Clock{}
+	c := startControllersAt(t, clock.Now)
 	fleet(t, c, "stop-placement")
-	strategy(t, c, "stop-strategy", 6*time.Second)
+	strategy(t, c, "stop-strategy", time.Hour)
 	run := newRun("stop-run", "stop-placement", "stop-strategy", "1")
 	create(t, c, run)
 	waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
@@ -349,6 +357,7 @@ func TestStopAndResume(t *testing.T) {
 			t.Errorf("cluster %s started while the run was stopped", cl.ClusterName)
 		}
 	}
+	clock.Advance(time.Hour)
 	setState(placementv1beta1.StateRun)
 	waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
 		return c.Get(t.Context(), client.ObjectKey{Name: "stop-run-canary"}, &placementv1beta1.ClusterApprovalRequest{})
