@@ -25,6 +25,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -72,11 +73,6 @@ func TestResumesAfterRestart(t *testing.T) {
 	}
 	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
 	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
-	t.Cleanup(func() {
-		_ = c.Delete(context.Background(), p)
-		_ = c.Delete(context.Background(), cm)
-	})
-
 	var soakEnds time.Time
 	t.Run("first controller", func(t *testing.T) {
 		testenv.StartManager(t, setup)
@@ -104,6 +100,19 @@ func TestResumesAfterRestart(t *testing.T) {
 	clock.Advance(soak + time.Second)
 
 	testenv.StartManager(t, setup)
+	// Registered after the manager, so it runs while the controller still does: the
+	// promotion's finalizer is removed and the test can run again (-count).
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = c.Delete(ctx, p)
+		_ = c.Delete(ctx, cm)
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("promotion still there: %v", err)
+			}
+			return nil
+		})
+	})
 	var promoted *configv1beta1.ClusterPromotion
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		got := &configv1beta1.ClusterPromotion{}
