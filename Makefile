@@ -5,6 +5,7 @@ SHELL := /usr/bin/env bash
 BIN          := $(CURDIR)/bin
 KUBE_BIN     := $(BIN)/kube
 CONTROLLER_GEN := go tool -modfile=hack/tools/go.mod controller-gen
+GOLANGCI_LINT  := go tool -modfile=hack/tools/go.mod golangci-lint
 
 KUBE_COMMANDS := ./cmd/etcd k8s.io/kubernetes/cmd/kube-apiserver \
 	k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
@@ -19,7 +20,7 @@ build: ## Build the stagecoach binary into bin/.
 	go build -o $(BIN)/stagecoach ./cmd/stagecoach
 
 .PHONY: test
-test: verify-generated vet test-unit test-e2e ## Run every check and test: generated files, vet, unit tests, then the sandbox tests.
+test: verify-generated vet lint test-unit test-e2e ## Run every check and test: generated files, vet, unit tests, then the sandbox tests.
 
 .PHONY: test-unit
 test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no etcd or kube-apiserver.
@@ -53,6 +54,10 @@ vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
 	go vet -tags e2e ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+
+.PHONY: lint
+lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive, misspell, gocognit, goimports).
+	$(GOLANGCI_LINT) run ./...
 
 GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml
 

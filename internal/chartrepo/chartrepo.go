@@ -37,8 +37,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// VersionsFile, beside a Chart.yaml, lists the versions to build from that directory. Without
-// it the directory is packaged once, at the version its Chart.yaml says.
+// VersionsFile names the file that, beside a Chart.yaml, lists the versions to build from that
+// directory. Without it the directory is packaged once, at the version its Chart.yaml says.
 //
 //	versions:
 //	- version: 3.5.2

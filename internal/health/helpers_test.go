@@ -101,7 +101,6 @@ type want struct {
 	healthy bool
 	message string // substring of Result.Message or of the error
 	reason  string // EvalError reason; "" when no EvalError is expected
-	compile bool   // a CompileError is expected (from Compile)
 }
 
 func checkOutcome(t *testing.T, res Result, err error, w want) {

@@ -96,7 +96,7 @@ func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Res
 		metrics.RawSetString(name, lua.LNumber(value))
 	}
 	L.SetGlobal("metrics", metrics)
-	var objValue lua.LValue = lua.LNil
+	objValue := lua.LNil
 	if obj != nil {
 		objValue = toLValue(L, obj)
 	}

@@ -186,7 +186,7 @@ func metadataLookup(field string) lua.LGFunction {
 		}
 		tbl := L.CheckTable(1)
 		key := L.CheckString(2)
-		var value lua.LValue = lua.LNil
+		value := lua.LNil
 		if md, ok := tbl.RawGetString("metadata").(*lua.LTable); ok {
 			if m, ok := md.RawGetString(field).(*lua.LTable); ok {
 				if s, ok := m.RawGetString(key).(lua.LString); ok {

@@ -27,11 +27,11 @@ import (
 type TriggerKind int
 
 const (
-	// NoTrigger: the rollout moves on as soon as the stage is provisioned.
+	// NoTrigger means the rollout moves on as soon as the stage is provisioned.
 	NoTrigger TriggerKind = iota
-	// AutoTrigger: delay, pre-health-check deployment, post-delay checks, then promotion window.
+	// AutoTrigger means delay, pre-health-check deployment, post-delay checks, then promotion window.
 	AutoTrigger
-	// ManualTrigger: delay, pre-health-check deployment, post-delay checks, then approval.
+	// ManualTrigger means delay, pre-health-check deployment, post-delay checks, then approval.
 	ManualTrigger
 )
 
@@ -92,11 +92,11 @@ func StageTriggerFrom(t *configv1beta1.Trigger) StageTrigger {
 type CheckState int
 
 const (
-	// ChecksNotStarted: the post-delay checks are not yet running on the stage's clusters.
+	// ChecksNotStarted means the post-delay checks are not yet running on the stage's clusters.
 	ChecksNotStarted CheckState = iota
-	// ChecksFailing: the checks run but do not pass (yet) on every cluster.
+	// ChecksFailing means the checks run but do not pass (yet) on every cluster.
 	ChecksFailing
-	// ChecksPassing: the checks pass on every cluster of the stage.
+	// ChecksPassing means the checks pass on every cluster of the stage.
 	ChecksPassing
 )
 
@@ -122,15 +122,15 @@ type StageGate struct {
 type GateAction int
 
 const (
-	// Wait: nothing to do until RequeueAt (if set) or until an event changes the inputs.
+	// Wait means nothing to do until RequeueAt (if set) or until an event changes the inputs.
 	Wait GateAction = iota
-	// DeployPreHealthCheck: deploy the stage's preHealthCheckDeployment, then wait for it.
+	// DeployPreHealthCheck means deploy the stage's preHealthCheckDeployment, then wait for it.
 	DeployPreHealthCheck
-	// RunPostDelayChecks: add the post-delay health checks to the stage, then wait for them.
+	// RunPostDelayChecks means add the post-delay health checks to the stage, then wait for them.
 	RunPostDelayChecks
-	// Advance: the stage is done; start the next stage.
+	// Advance means the stage is done; start the next stage.
 	Advance
-	// Complete: the last stage is done; the promotion is complete.
+	// Complete means the last stage is done; the promotion is complete.
 	Complete
 )
 

@@ -53,7 +53,7 @@ func PlanStages(stages []placementv1beta1.StageConfig, members []Member) ([]Stag
 	plans := make([]StagePlan, 0, len(stages))
 	for _, st := range stages {
 		plan := StagePlan{Name: st.Name}
-		var sel labels.Selector = labels.Nothing()
+		sel := labels.Nothing()
 		if st.LabelSelector != nil {
 			s, err := metav1.LabelSelectorAsSelector(st.LabelSelector)
 			if err != nil {

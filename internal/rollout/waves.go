@@ -29,11 +29,11 @@ import (
 type TargetState int
 
 const (
-	// Pending: the cluster does not have the new revision yet.
+	// Pending means the cluster does not have the new revision yet.
 	Pending TargetState = iota
-	// Updating: the cluster has the new revision but is not yet provisioned and healthy.
+	// Updating means the cluster has the new revision but is not yet provisioned and healthy.
 	Updating
-	// Updated: the cluster runs the new revision, provisioned and healthy.
+	// Updated means the cluster runs the new revision, provisioned and healthy.
 	Updated
 )
 

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	// Embedded zone data so that CRON_TZ=<zone> works in images without /usr/share/zoneinfo.
 	_ "time/tzdata"
 

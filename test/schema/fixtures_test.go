@@ -34,7 +34,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 )
@@ -166,10 +165,6 @@ func applyOrder(fs []fixture) []fixture {
 	}
 	slices.SortStableFunc(fs, func(a, b fixture) int { return rank(a) - rank(b) })
 	return fs
-}
-
-func gvr(group, version, resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
 }
 
 func isStatusFixture(f fixture) bool { return strings.Contains(f.file, "-status-") }

@@ -29,12 +29,12 @@ const (
 	// accident.
 	ClusterProfileSecretType corev1.SecretType = "addons.projectsveltos.io/cluster-profile"
 
-	// PolicyTemplateAnnotation, set on a referenced ConfigMap or Secret, marks its content as a
-	// Go template to be instantiated for each cluster before it is deployed.
+	// PolicyTemplateAnnotation marks the content of a referenced ConfigMap or Secret as a Go
+	// template to be instantiated for each cluster before it is deployed.
 	PolicyTemplateAnnotation = "projectsveltos.io/template"
 
-	// PolicyLuaAnnotation, set on a referenced ConfigMap or Secret, marks its content as a Lua
-	// program whose output is the set of resources to deploy.
+	// PolicyLuaAnnotation marks the content of a referenced ConfigMap or Secret as a Lua program
+	// whose output is the set of resources to deploy.
 	PolicyLuaAnnotation = "projectsveltos.io/lua"
 )
 

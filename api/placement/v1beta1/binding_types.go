@@ -25,11 +25,11 @@ import (
 type BindingState string
 
 const (
-	// BindingStateScheduled: the cluster is picked, but nothing is to be applied to it yet.
+	// BindingStateScheduled means the cluster is picked, but nothing is to be applied to it yet.
 	BindingStateScheduled BindingState = "Scheduled"
-	// BindingStateBound: the resources of Spec.ResourceSnapshotName are to be applied to the cluster.
+	// BindingStateBound means the resources of Spec.ResourceSnapshotName are to be applied to the cluster.
 	BindingStateBound BindingState = "Bound"
-	// BindingStateUnscheduled: the cluster is no longer picked; the resources it received are to be
+	// BindingStateUnscheduled means the cluster is no longer picked; the resources it received are to be
 	// removed from it (at once for RollingUpdate, in the deletion stage of an update run for External).
 	BindingStateUnscheduled BindingState = "Unscheduled"
 )

@@ -50,6 +50,8 @@ type Reconciler struct {
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
 const retryAfter = 5 * time.Second
 
+// Reconcile keeps one ClusterSummary per matching cluster for a profile, rolling a change out to
+// them as the profile's strategy allows, and writes the profile's status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	profile := &configv1beta1.ClusterProfile{}
 	if err := r.Get(ctx, req.NamespacedName, profile); err != nil {

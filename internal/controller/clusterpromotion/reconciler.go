@@ -73,6 +73,8 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
+// Reconcile moves one promotion on by at most one step (a stage provisioned, a gate passed, the
+// next stage started) and writes its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	p := &configv1beta1.ClusterPromotion{}
 	if err := r.Get(ctx, req.NamespacedName, p); err != nil {

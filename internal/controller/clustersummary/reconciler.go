@@ -59,6 +59,8 @@ type Reconciler struct {
 	NotReadyInterval time.Duration
 }
 
+// Reconcile deploys one summary's features to its cluster, or withdraws them when it is being
+// deleted, and writes the outcome of each feature to its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	cs := &configv1beta1.ClusterSummary{}
 	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {

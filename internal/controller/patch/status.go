@@ -115,7 +115,7 @@ func (w *StatusWriter) patch(ctx context.Context) error {
 	base := w.obj.DeepCopyObject().(client.Object)
 	baseStatus, _ := statusOf(base)
 	baseStatus.Set(w.before)
-	var p client.Patch = client.MergeFrom(base)
+	p := client.MergeFrom(base)
 	if w.lock {
 		p = client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
 	}

@@ -91,6 +91,7 @@ func isAbort(err error) (string, bool) {
 	return "", false
 }
 
+// Reconcile initializes one update run, or moves it on through its stages, and writes its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	obj := r.Family.NewUpdateRun()
 	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {

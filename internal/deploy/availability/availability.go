@@ -32,11 +32,11 @@ import (
 type State string
 
 const (
-	// Available: the object does what it is for.
+	// Available means the object does what it is for.
 	Available State = "Available"
-	// NotYetAvailable: the object is applied but not available yet; look again later.
+	// NotYetAvailable means the object is applied but not available yet; look again later.
 	NotYetAvailable State = "NotYetAvailable"
-	// NotTrackable: there is no rule for the object's kind. Kubefleet counts it as available.
+	// NotTrackable means there is no rule for the object's kind. Kubefleet counts it as available.
 	NotTrackable State = "NotTrackable"
 )
 

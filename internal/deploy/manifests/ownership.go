@@ -145,7 +145,7 @@ func fieldsHash(u *unstructured.Unstructured) string {
 		h.Write([]byte(e.APIVersion))
 		h.Write([]byte{0})
 		if e.FieldsV1 != nil {
-			h.Write(e.FieldsV1.Raw)
+			h.Write(e.FieldsV1.GetRawBytes())
 		}
 		return hex.EncodeToString(h.Sum(nil)[:16])
 	}

@@ -98,7 +98,7 @@ func prune(ctx context.Context, remote *fleet.Remote, owner string, entries []en
 		if err == nil && live != nil {
 			err = deleteExactly(ctx, res, live)
 			if err == nil {
-				log.Info("deleted", "object", e.ObjectRef.String())
+				log.Info("deleted", "object", e.String())
 				deleted = append(deleted, e.ObjectRef)
 			}
 		}
