@@ -59,7 +59,7 @@ vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
 lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive, misspell, gocognit, goimports).
 	$(GOLANGCI_LINT) run ./...
 
-GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml
+GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail if the deepcopy code or CRDs are stale (and regenerate them).
@@ -69,10 +69,14 @@ verify-generated: ## Fail if the deepcopy code or CRDs are stale (and regenerate
 	  if [ "$$before" != "$$after" ]; then \
 	    echo "generated files were stale: they are regenerated now; review and commit them"; exit 1; fi
 
+# The role is what the controller needs on the management cluster, collected from the
+# +kubebuilder:rbac markers of the reconcilers. Managed clusters are reached with their own
+# kubeconfigs and need nothing from it.
 .PHONY: generate
-generate: ## Regenerate deepcopy code and CRDs from the API types.
+generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC role from the reconcilers' markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd
+	$(CONTROLLER_GEN) rbac:roleName=stagecoach-manager paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: kube
 kube: $(KUBE_BIN)/kwok-stages.yaml ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok into bin/kube/.
