@@ -25,6 +25,9 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 
@@ -94,6 +97,7 @@ func compileCELRule(src string, costLimit uint64) (cel.Program, error) {
 	}
 	prg, err := env.Program(ast,
 		cel.CostLimit(costLimit),
+		cel.CostTracking(sizeCost{}),
 		cel.InterruptCheckFrequency(celInterruptFrequency),
 	)
 	if err != nil {
@@ -210,4 +214,32 @@ func isMissingData(err error) bool {
 		}
 	}
 	return false
+}
+
+// sizeCost charges a call that returns a string, bytes or a list by the size of what it
+// returns, as cel-go does for the overloads it knows (string concatenation, say). Without it a
+// call dispatched at run time on dyn values, as every call on the object is, costs 1 however
+// much it builds, and the cost limit would not bound memory: a rule could concatenate
+// megabyte strings in a loop well within its budget.
+type sizeCost struct{}
+
+func (sizeCost) CallCost(_, _ string, _ []ref.Val, result ref.Val) *uint64 {
+	if result == nil {
+		return nil
+	}
+	switch result.Type() {
+	case types.StringType, types.BytesType, types.ListType:
+	default:
+		return nil
+	}
+	sz, ok := result.(traits.Sizer)
+	if !ok {
+		return nil
+	}
+	n, ok := sz.Size().(types.Int)
+	if !ok || n < 0 {
+		return nil
+	}
+	cost := 1 + uint64(n)/10
+	return &cost
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,24 @@ func TestCELCompileErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.message)
 			}
 		})
+	}
+}
+
+// TestCELSizeIsCharged checks that a rule building a large value from the object is stopped by
+// the cost limit: cel-go charges string and list operations by size, so the default limit also
+// bounds memory.
+func TestCELSizeIsCharged(t *testing.T) {
+	items := make([]any, 1000)
+	for i := range items {
+		items[i] = int64(i)
+	}
+	obj := map[string]any{"spec": map[string]any{"items": items, "big": strings.Repeat("x", 1<<20)}}
+	for _, rule := range []string{
+		`self.spec.items.map(x, self.spec.big + self.spec.big).size() > 0`,
+		`self.spec.items.map(x, self.spec.items.map(y, self.spec.big)).size() > 0`,
+	} {
+		res, err := evaluate(t, compile(t, celRules(rule), Options{}), obj)
+		checkOutcome(t, res, err, want{reason: ReasonCostLimit, message: "it exceeded the cost limit of 1000000"})
 	}
 }
 

@@ -44,6 +44,8 @@ const (
 	ReasonTimeout = "Timeout"
 	// ReasonInstructionBudget: the Lua script ran more than Limits.LuaInstructions instructions.
 	ReasonInstructionBudget = "InstructionBudget"
+	// ReasonMemoryLimit: the strings and tables a Lua script held grew past Limits.LuaMemory.
+	ReasonMemoryLimit = "MemoryLimit"
 	// ReasonCostLimit: a CEL rule exceeded Limits.CELCostLimit.
 	ReasonCostLimit = "CostLimit"
 	// ReasonGetResource: getResource could not read the managed cluster. The getter's error is

@@ -76,6 +76,9 @@ const (
 	// health scripts in the seeds need a few hundred; the budget is there to stop a runaway
 	// loop from allocating without end long before the timeout would.
 	DefaultLuaInstructions = 1_000_000
+	// DefaultLuaMemory bounds the strings and tables one Lua evaluation holds, in bytes. An
+	// object converted for a script takes a few times its JSON size; etcd caps objects at 1.5 MB.
+	DefaultLuaMemory = 64 << 20
 	// DefaultCELCostLimit is the cost budget of one CEL rule evaluation, in cel-go cost units.
 	// It is Kubernetes' per-call limit for CRD validation rules.
 	DefaultCELCostLimit = 1_000_000
@@ -85,7 +88,9 @@ const (
 type Limits struct {
 	LuaTimeout      time.Duration
 	LuaInstructions int64
-	CELCostLimit    uint64
+	// LuaMemory is in bytes.
+	LuaMemory    int64
+	CELCostLimit uint64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -94,6 +99,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LuaInstructions <= 0 {
 		l.LuaInstructions = DefaultLuaInstructions
+	}
+	if l.LuaMemory <= 0 {
+		l.LuaMemory = DefaultLuaMemory
 	}
 	if l.CELCostLimit == 0 {
 		l.CELCostLimit = DefaultCELCostLimit

@@ -102,7 +102,7 @@ func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Res
 	}
 	L.SetGlobal("obj", objValue)
 
-	budget := &budgetContext{Context: runCtx, left: e.limits.LuaInstructions}
+	budget := &budgetContext{Context: runCtx, left: e.limits.LuaInstructions, memory: newMemoryGauge(L, e.limits.LuaMemory)}
 	L.SetContext(budget)
 
 	// The chunk defines evaluate (and may compute things at top level); then evaluate(obj).
@@ -136,6 +136,9 @@ func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Res
 func (e *luaEvaluator) runError(ctx, runCtx context.Context, budget *budgetContext, gets *getResourceState, err error) error {
 	msg := luaErrorMessage(err)
 	switch {
+	case budget.memory.exceeded:
+		return e.evalError(ReasonMemoryLimit, fmt.Sprintf("health check script exceeded its memory limit of %d MiB: "+
+			"its strings and tables held about %d MiB", e.limits.LuaMemory>>20, budget.memory.held>>20), nil)
 	case budget.exceeded:
 		return e.evalError(ReasonInstructionBudget, fmt.Sprintf("health check script exceeded its budget of %d Lua instructions (is there an endless loop?)", e.limits.LuaInstructions), nil)
 	case ctx.Err() != nil:

@@ -21,6 +21,9 @@ import (
 	"errors"
 )
 
+// errMemoryLimit is what budgetContext.Err returns once a script holds too much.
+var errMemoryLimit = errors.New("memory limit exceeded")
+
 // errInstructionBudget is what budgetContext.Err returns once the budget is spent; gopher-lua
 // raises it as a Lua error, which runLua recognises.
 var errInstructionBudget = errors.New("instruction budget exhausted")
@@ -46,6 +49,8 @@ type budgetContext struct {
 	context.Context
 	left     int64
 	exceeded bool
+	// memory, when set, stops the script once what it holds outgrows its limit.
+	memory *memoryGauge
 }
 
 func (c *budgetContext) Done() <-chan struct{} {
@@ -54,12 +59,18 @@ func (c *budgetContext) Done() <-chan struct{} {
 		c.exceeded = true
 		return closedChan
 	}
+	if c.memory != nil && c.memory.over() {
+		return closedChan
+	}
 	return c.Context.Done()
 }
 
 func (c *budgetContext) Err() error {
-	if c.exceeded {
+	switch {
+	case c.exceeded:
 		return errInstructionBudget
+	case c.memory != nil && c.memory.exceeded:
+		return errMemoryLimit
 	}
 	return c.Context.Err()
 }

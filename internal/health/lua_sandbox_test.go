@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -71,6 +72,53 @@ func TestLuaInstructionBudget(t *testing.T) {
 		ev := compile(t, luaCheck(script), Options{Limits: Limits{LuaTimeout: time.Minute}})
 		res, err := evaluate(t, ev, nil)
 		checkOutcome(t, res, err, want{reason: ReasonInstructionBudget, message: "health check script exceeded its budget of 1000000 Lua instructions"})
+	}
+}
+
+// TestLuaMemoryLimit checks that scripts that build huge strings or tables inside the
+// instruction budget are stopped near the memory limit, with a message naming it, and that the
+// process's heap does not grow by anything like what they asked for.
+func TestLuaMemoryLimit(t *testing.T) {
+	for name, script := range map[string]string{
+		"doubling a global string": "function evaluate()\n  s = 'x' while true do s = s .. s end\nend",
+		"doubling a local string":  "function evaluate()\n  local s = 'x' for i = 1, 64 do s = s .. s end\n  return {healthy = #s > 0}\nend",
+		"a table of strings":       "function evaluate()\n  local t, chunk = {}, string.rep('x', 4096) for i = 1, 100000 do t[i] = chunk .. i end\nend",
+		"references to one string": "function evaluate()\n  local t, big = {}, string.rep('x', 1048576) for i = 1, 100000 do t[i] = big end\n  return {healthy = #table.concat(t) > 0}\nend",
+		"at top level":             "s = 'x' for i = 1, 64 do s = s .. s end\nfunction evaluate() return {healthy = true} end",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			ev := compile(t, luaCheck(script), Options{Limits: Limits{LuaTimeout: time.Minute, LuaMemory: 16 << 20}})
+			res, err := evaluate(t, ev, nil)
+			checkOutcome(t, res, err, want{reason: ReasonMemoryLimit, message: "health check script exceeded its memory limit of 16 MiB"})
+			runtime.ReadMemStats(&after)
+			if grown := int64(after.TotalAlloc - before.TotalAlloc); grown > 1<<30 {
+				t.Errorf("the script allocated %d MiB before it was stopped", grown>>20)
+			}
+		})
+	}
+	// Scripts within the limit are not disturbed, however much the rest of the process allocates.
+	ev := compile(t, luaCheck("function evaluate()\n  local t = {} for i = 1, 1000 do t[i] = string.rep('x', 100) end\n  return {healthy = #t == 1000}\nend"),
+		Options{Limits: Limits{LuaMemory: 1 << 20}})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		var sink []byte
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				sink = make([]byte, 1<<20)
+				_ = sink
+			}
+		}
+	}()
+	for range 20 {
+		res, err := evaluate(t, ev, nil)
+		checkOutcome(t, res, err, want{healthy: true})
 	}
 }
 
