@@ -86,7 +86,7 @@ func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSu
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
-		cm.Data[key] = report
+		cm.Data[key] = truncateReport(report)
 		return controllerutil.SetControllerReference(d.cs, cm, d.r.Scheme())
 	})
 	if err != nil && !apierrors.IsConflict(err) {
@@ -98,6 +98,19 @@ func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSu
 	f.Hash, f.Status = hash, libv1beta1.FeatureStatusProvisioning
 	f.ConsecutiveFailures = 0
 	f.FailureReason, f.FailureMessage = &reason, &msg
+}
+
+// maxReportBytes bounds each report in the ConfigMap, so that the reports of both features stay
+// well below the API's 1 MiB object limit however big the diff.
+const maxReportBytes = 256 << 10
+
+// truncateReport cuts a report at a line boundary below maxReportBytes and says so.
+func truncateReport(report string) string {
+	if len(report) <= maxReportBytes {
+		return report
+	}
+	cut := strings.LastIndexByte(report[:maxReportBytes], '\n') + 1
+	return report[:cut] + fmt.Sprintf("… report truncated: %d more bytes not shown\n", len(report)-cut)
 }
 
 func describeCounts(counts map[manifests.DiffAction]int) string {

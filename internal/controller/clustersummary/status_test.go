@@ -223,3 +223,18 @@ func TestMergeValues(t *testing.T) {
 		t.Errorf("mergeValues = %v", got)
 	}
 }
+
+func TestTruncateReport(t *testing.T) {
+	short := "Create ConfigMap web/a\n"
+	if truncateReport(short) != short {
+		t.Error("a short report was changed")
+	}
+	long := strings.Repeat("Update Deployment web/app\n    spec.replicas: 2 -> 3\n", 20000)
+	got := truncateReport(long)
+	if len(got) > maxReportBytes+100 || !strings.Contains(got, "report truncated") {
+		t.Errorf("a %d-byte report became %d bytes", len(long), len(got))
+	}
+	if i := strings.Index(got, "… report truncated"); got[i-1] != '\n' {
+		t.Error("the report is not cut at a line boundary")
+	}
+}

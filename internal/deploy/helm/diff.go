@@ -17,6 +17,10 @@ limitations under the License.
 package helm
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -73,7 +77,54 @@ func manifestObjects(manifest string) map[string]string {
 		if yaml.Unmarshal([]byte(doc), &head) != nil || head.Kind == "" {
 			continue
 		}
+		if head.Kind == "Secret" {
+			doc = redactSecret(doc)
+		}
 		objects[head.Kind+"/"+head.Metadata.Namespace+"/"+head.Metadata.Name] = strings.TrimSpace(doc) + "\n"
 	}
 	return objects
+}
+
+// redactionKey keys the tags that stand in for Secret values in diffs. It is random per process:
+// a changed value shows as a changed tag, but a tag cannot be matched against guesses.
+var redactionKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // crypto/rand.Read never fails
+	return k
+}()
+
+// redactSecret replaces the values of a rendered Secret's data and stringData, and the
+// last-applied annotation that would repeat them, with tags. A document that does not parse is
+// dropped whole rather than shown.
+func redactSecret(doc string) string {
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+		return "# a Secret that could not be parsed: not shown\n"
+	}
+	for _, field := range []string{"data", "stringData"} {
+		values, _ := obj[field].(map[string]any)
+		for k, v := range values {
+			values[k] = redactedTag(fmt.Sprint(v))
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			if v, ok := ann[lastAppliedAnnotation]; ok {
+				ann[lastAppliedAnnotation] = redactedTag(fmt.Sprint(v))
+			}
+		}
+	}
+	out, err := yaml.Marshal(obj)
+	if err != nil {
+		return "# a Secret that could not be redacted: not shown\n"
+	}
+	return string(out)
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+func redactedTag(value string) string {
+	mac := hmac.New(sha256.New, redactionKey)
+	mac.Write([]byte(value))
+	return fmt.Sprintf("(redacted %x)", mac.Sum(nil)[:4])
 }

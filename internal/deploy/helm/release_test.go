@@ -99,6 +99,27 @@ func TestManifestGVKs(t *testing.T) {
 	}
 }
 
+// TestManifestDiffRedactsSecrets: a rendered Secret's values never reach a dry-run report, but a
+// changed value still shows as a change.
+func TestManifestDiffRedactsSecrets(t *testing.T) {
+	secret := func(password string) string {
+		return "---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{\"data\":{\"password\":\"" +
+			password + "\"}}'\ndata:\n  password: " + password + "\nstringData:\n  token: plain-" + password + "\n"
+	}
+	d := manifestDiff(manifestV1+secret("c2VjcmV0MQ=="), manifestV1+secret("c2VjcmV0Mg=="))
+	for _, leaked := range []string{"c2VjcmV0MQ==", "c2VjcmV0Mg==", "plain-"} {
+		if strings.Contains(d, leaked) {
+			t.Errorf("the diff shows the secret value %q:\n%s", leaked, d)
+		}
+	}
+	if !strings.Contains(d, "-  password: (redacted ") || !strings.Contains(d, "+  password: (redacted ") {
+		t.Errorf("a changed secret value does not show as a change:\n%s", d)
+	}
+	if d := manifestDiff(secret("c2VjcmV0MQ=="), secret("c2VjcmV0MQ==")); d != "" {
+		t.Errorf("an unchanged Secret shows in the diff:\n%s", d)
+	}
+}
+
 func TestManifestDiff(t *testing.T) {
 	if d := manifestDiff(manifestV1, manifestV1); d != "" {
 		t.Fatalf("identical manifests differ:\n%s", d)
