@@ -62,16 +62,19 @@ lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive,
 GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml
 
 .PHONY: verify-generated
-verify-generated: ## Fail if the deepcopy code or CRDs are stale (and regenerate them).
+verify-generated: ## Fail if the deepcopy code, CRDs or RBAC role are stale (and regenerate them).
 	@before=$$(cat $(GENERATED) 2>/dev/null | sha256sum); \
 	  $(MAKE) --no-print-directory -s generate; \
 	  after=$$(cat $(GENERATED) 2>/dev/null | sha256sum); \
 	  if [ "$$before" != "$$after" ]; then \
 	    echo "generated files were stale: they are regenerated now; review and commit them"; exit 1; fi
+	@stray=$$(grep -rl --include='*.go' '+kubebuilder:rbac' internal/controller | grep -v '/rbac\.go$$'); \
+	  if [ -n "$$stray" ]; then echo "+kubebuilder:rbac markers outside rbac.go, where controller-gen may ignore them:"; \
+	    echo "$$stray"; exit 1; fi
 
-# The role is what the controller needs on the management cluster, collected from the
-# +kubebuilder:rbac markers of the reconcilers. Managed clusters are reached with their own
-# kubeconfigs and need nothing from it.
+# The role is for the management cluster only: what the controller needs there, collected from the
+# +kubebuilder:rbac markers in each controller package's rbac.go. Managed clusters are reached with
+# their own kubeconfigs (deploy engines act on them through those) and need nothing from it.
 .PHONY: generate
 generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC role from the reconcilers' markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...

@@ -16,7 +16,10 @@ limitations under the License.
 
 package controller
 
-// Leader election (stagecoach controller --leader-elect) keeps a Lease; make generate collects
-// this marker and those of every reconciler into config/rbac/role.yaml.
+// Leader election (stagecoach controller --leader-elect) keeps a Lease and records core/v1 Events
+// about it; make generate collects these markers and those of every reconciler into
+// config/rbac/role.yaml. The block stands alone on purpose: controller-gen reads rbac markers only
+// from free-standing comments, never from a declaration's doc comment.
 //
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch

@@ -54,13 +54,6 @@ const (
 
 // Reconciler applies bindings of both kinds to their member clusters. Build it with
 // NewReconciler; SetupWithManager registers one controller per kind.
-//
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;patch;update
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=get;patch
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterresourceplacements;resourceplacements,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 type Reconciler struct {
 	client.Client
 	Recorder events.EventRecorder

@@ -18,9 +18,11 @@ package clusterpromotion
 
 // What the ClusterPromotion controller reads and writes on the management cluster; make generate
 // collects these markers into config/rbac/role.yaml.
+// The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
+// comments, never from a declaration's doc comment.
 //
-// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions/status,verbs=patch
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions/finalizers,verbs=update
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterprofiles,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries,verbs=get;list;watch

@@ -19,13 +19,17 @@ package clustersummary
 // What the ClusterSummary controller reads and writes on the management cluster; make generate
 // collects these markers into config/rbac/role.yaml. Profiles may deploy to the management
 // cluster itself (deploymentType Local), so the controller can apply any kind there; what it
-// applies to managed clusters goes through their own kubeconfigs and needs nothing here.
+// applies to managed clusters goes through their own kubeconfigs and needs nothing here. It reads
+// the ConfigMaps and Secrets that profiles refer to, the clusters' kubeconfig Secrets and chart
+// repository credentials, and writes the dry-run report ConfigMaps.
+// The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
+// comments, never from a declaration's doc comment.
 //
-// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries/status,verbs=patch
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries/finalizers,verbs=update
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;update;patch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;update
 // +kubebuilder:rbac:groups=*,resources=*,verbs=*
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -54,11 +54,6 @@ const (
 )
 
 // Reconciler probes MemberClusters.
-//
-// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters/status,verbs=get;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 type Reconciler struct {
 	fleet    *fleet.Cache
 	client   client.Client

@@ -57,14 +57,6 @@ type Options struct {
 
 // Reconciler holds what the ClusterResourcePlacement and ResourcePlacement controllers share.
 // SetupWithManager registers both.
-//
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements;resourceplacements,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements/status;resourceplacements/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterschedulingpolicysnapshots;schedulingpolicysnapshots;clusterresourcebindings;resourcebindings,verbs=get;list;watch;create;update;patch;delete;deletecollection
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterschedulingpolicysnapshots/status;schedulingpolicysnapshots/status;clusterresourcebindings/status;resourcebindings/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 type Reconciler struct {
 	client    client.Client
 	reader    client.Reader

@@ -1,0 +1,35 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placement
+
+// What the ClusterResourcePlacement and ResourcePlacement controllers read and write on the
+// management cluster; make generate collects these markers into config/rbac/role.yaml. A
+// placement selects resources of any kind, so they read every kind; finalizers/update lets them
+// set blockOwnerDeletion on the snapshots and bindings they own.
+// The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
+// comments, never from a declaration's doc comment.
+//
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements;resourceplacements,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements/status;resourceplacements/status,verbs=patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacements/finalizers;resourceplacements/finalizers,verbs=update
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterschedulingpolicysnapshots;schedulingpolicysnapshots,verbs=get;list;watch;create;patch;delete;deletecollection
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterschedulingpolicysnapshots/status;schedulingpolicysnapshots/status,verbs=patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
