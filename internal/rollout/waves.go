@@ -41,8 +41,9 @@ const (
 type Target struct {
 	Name  string
 	State TargetState
-	// Unavailable is set for a cluster that is paused or unreachable: it cannot make progress,
-	// so it neither takes nor holds an update slot. The reason is reported.
+	// Unavailable is set for a cluster that is paused or unreachable, with the reason. A pending
+	// one cannot make progress, so it does not take a slot; an updating one keeps its slot and
+	// is not done: what it runs is unknown until it answers again.
 	Unavailable string
 }
 
@@ -56,8 +57,11 @@ type Wave struct {
 	Updated []string
 	// Waiting lists pending clusters held back by maxUpdate.
 	Waiting []string
-	// Skipped lists unavailable clusters with the reason, "name: reason".
+	// Skipped lists unavailable pending clusters with the reason, "name: reason".
 	Skipped []string
+	// Held lists the updating clusters that became unavailable, "name: reason": they keep their
+	// slot (and are in Updating too).
+	Held []string
 }
 
 // Done reports whether every cluster runs the new revision, provisioned and healthy.
@@ -67,17 +71,21 @@ func (w Wave) Done() bool {
 
 // PlanWave decides which clusters get the new revision now: at most limit clusters are
 // mid-update at once (0 means no limit), visited in the given order. A cluster frees its slot
-// only when Updated; an unavailable one is skipped without taking a slot.
+// only when Updated, even if it becomes unavailable while updating; an unavailable pending one
+// is skipped without taking a slot.
 func PlanWave(targets []Target, limit int) Wave {
 	var w Wave
 	for _, t := range targets {
 		switch {
 		case t.State == Updated:
 			w.Updated = append(w.Updated, t.Name)
-		case t.Unavailable != "":
-			w.Skipped = append(w.Skipped, t.Name+": "+t.Unavailable)
 		case t.State == Updating:
 			w.Updating = append(w.Updating, t.Name)
+			if t.Unavailable != "" {
+				w.Held = append(w.Held, t.Name+": "+t.Unavailable)
+			}
+		case t.Unavailable != "":
+			w.Skipped = append(w.Skipped, t.Name+": "+t.Unavailable)
 		}
 	}
 	inFlight := len(w.Updating)
@@ -96,15 +104,20 @@ func PlanWave(targets []Target, limit int) Wave {
 }
 
 // MaxUpdate turns a maxUpdate value into a number of clusters out of total: an integer as is, a
-// percentage rounded up (as Sveltos does: 10% of 3 clusters is 1). Nil, zero and 0% mean no
-// limit, and so does a percentage of zero clusters.
+// percentage rounded up (as Sveltos does: 10% of 3 clusters is 1). Nil means no limit (0), and
+// so does a percentage of zero clusters. Zero and 0% are errors: they would never update a
+// cluster, and Sveltos' reading of them as "no limit" would update them all at once.
 func MaxUpdate(v *intstr.IntOrString, total int) (int, error) {
 	if v == nil {
 		return 0, nil
 	}
+	const zero = "maxUpdate %s would never update a cluster: set at least 1 (or 1%%), or leave maxUpdate out to update every cluster at once"
 	if v.Type == intstr.Int {
-		if v.IntVal < 0 {
+		switch {
+		case v.IntVal < 0:
 			return 0, fmt.Errorf("maxUpdate %d is negative", v.IntVal)
+		case v.IntVal == 0:
+			return 0, fmt.Errorf(zero, "0")
 		}
 		return int(v.IntVal), nil
 	}
@@ -113,6 +126,9 @@ func MaxUpdate(v *intstr.IntOrString, total int) (int, error) {
 	n, err := strconv.Atoi(pct)
 	if err != nil || n < 0 {
 		return 0, fmt.Errorf("maxUpdate %q is neither a number nor a percentage", v.StrVal)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf(zero, strconv.Quote(v.StrVal))
 	}
 	if !isPct {
 		return n, nil

@@ -139,15 +139,16 @@ func Client(t testing.TB) client.Client {
 }
 
 // StartManager starts a controller manager on the management cluster after setup registered
-// its reconcilers, and stops it when the test ends.
-func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
+// its reconcilers, and stops it when the test ends. Each tweak may change the manager's options
+// (its NewClient, to inject faults into the controllers' writes, say).
+func StartManager(t testing.TB, setup func(ctrl.Manager) error, tweaks ...func(*ctrl.Options)) ctrl.Manager {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	// Goroutines of the manager (the event broadcaster, say) may log after the test ended, which
 	// testing forbids: the sink stops forwarding once the test's cleanup is done.
 	ended := &testEnd{}
 	logger := logr.New(&endingSink{LogSink: testr.NewWithInterface(t, testr.Options{Verbosity: 1}).GetSink(), ended: ended})
-	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -155,7 +156,11 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error) ctrl.Manager {
 		// Each test runs its own manager with the same controllers.
 		Controller:  config.Controller{SkipNameValidation: ptr.To(true)},
 		BaseContext: func() context.Context { return log.IntoContext(ctx, logger) },
-	})
+	}
+	for _, tweak := range tweaks {
+		tweak(&opts)
+	}
+	mgr, err := ctrl.NewManager(Fleet.Management.Config, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

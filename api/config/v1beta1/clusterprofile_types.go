@@ -84,7 +84,24 @@ type Status struct {
 	// were computed for. Until it equals metadata.generation they may describe an earlier spec.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions are the standard conditions, a Stagecoach extension: Ready (every matching
+	// cluster runs the current spec, deployed and healthy) and Stalled (the spec cannot be rolled
+	// out as written; the message names the field). "kubectl wait --for=condition=Ready" works.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// Conditions of a ClusterProfile.
+const (
+	// ProfileReadyCondition is True once every matching cluster runs the current spec, deployed
+	// and healthy.
+	ProfileReadyCondition = "Ready"
+	// ProfileStalledCondition is True while the spec cannot be rolled out as written.
+	ProfileStalledCondition = "Stalled"
+)
 
 // ClusterProfile deploys Helm charts, manifests and kustomizations to every cluster its
 // selector matches. The controller keeps one ClusterSummary per matching cluster, in the

@@ -224,6 +224,15 @@ type ClusterPromotionStatus struct {
 	// +optional
 	LastPromotionTime *metav1.Time `json:"lastPromotionTime,omitempty"`
 
+	// ConsumedApprovals names the manual stages with automaticReset whose approval is used up:
+	// the rollout moved past them with it, or a new version started after it was given. Such an
+	// approval does not count, and the controller sets the stage's approved back to false.
+	// (A Stagecoach extension: it makes an approval good for one version, and moving past an
+	// approved stage safe at any instant of a crash.)
+	// +listType=set
+	// +optional
+	ConsumedApprovals []string `json:"consumedApprovals,omitempty"`
+
 	// Conditions are the standard conditions (Ready, Progressing), so that tools such as
 	// "kubectl wait --for=condition=Ready" work.
 	// +listType=map

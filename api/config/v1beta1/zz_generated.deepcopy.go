@@ -230,6 +230,11 @@ func (in *ClusterPromotionStatus) DeepCopyInto(out *ClusterPromotionStatus) {
 		in, out := &in.LastPromotionTime, &out.LastPromotionTime
 		*out = (*in).DeepCopy()
 	}
+	if in.ConsumedApprovals != nil {
+		in, out := &in.ConsumedApprovals, &out.ConsumedApprovals
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]metav1.Condition, len(*in))
@@ -1238,6 +1243,13 @@ func (in *Status) DeepCopyInto(out *Status) {
 		in, out := &in.SuspensionReason, &out.SuspensionReason
 		*out = new(string)
 		**out = **in
+	}
+	if in.Conditions != nil {
+		in, out := &in.Conditions, &out.Conditions
+		*out = make([]metav1.Condition, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ package clusterprofile
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -103,7 +105,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 
 	limit, err := rollout.MaxUpdate(profile.Spec.MaxUpdate, len(matching))
 	if err != nil {
-		return ctrl.Result{}, err
+		r.invalidSpec(profile, "spec.maxUpdate: "+err.Error())
+		return ctrl.Result{}, nil
 	}
 	wave := rollout.PlanWave(rolloutTargets(profile, matching, unavailable, byCluster), limit)
 	recordWave(&profile.Status, SpecHash(&profile.Spec), wave)
@@ -133,18 +136,32 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		case res == summaryDeleting:
 			pending = true
 		}
-		if msg := summaryFailure(byCluster[cluster]); msg != "" && err == nil {
-			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
+		// A cluster that keeps failing holds its update slot; the status says why.
+		if cs := byCluster[cluster]; cs != nil && err == nil {
+			if msg := clustersummary.Failure(cs); msg != "" {
+				failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
+			}
 		}
 	}
-	// Paused and unreachable clusters hold no slot; say which ones the rollout goes around.
+	// Paused and unreachable clusters take no slot, but keep the one they hold; say which.
 	for _, skipped := range wave.Skipped {
 		name, reason, _ := strings.Cut(skipped, ": ")
 		ns, cl, _ := strings.Cut(name, "/")
 		failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
 			errors.New("not updated yet: the cluster is "+reason)))
 	}
+	for _, held := range wave.Held {
+		name, reason, _ := strings.Cut(held, ": ")
+		ns, cl, _ := strings.Cut(name, "/")
+		if !slices.ContainsFunc(failed, func(f configv1beta1.FailedCluster) bool {
+			return f.ClusterRef.Namespace == ns && f.ClusterRef.Name == cl
+		}) {
+			failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
+				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
+		}
+	}
 	profile.Status.FailedClusters = failed
+	setReady(profile, wave, failed)
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
 	if err != nil {

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -79,21 +78,4 @@ func refs(names []string) []corev1.ObjectReference {
 		out = append(out, clusterKey{ns, name}.ref())
 	}
 	return out
-}
-
-// summaryFailure is the failure message of a summary's failed feature, if any: a cluster that
-// keeps failing holds its update slot, and the profile status says why.
-func summaryFailure(cs *configv1beta1.ClusterSummary) string {
-	if cs == nil {
-		return ""
-	}
-	for _, f := range cs.Status.FeatureSummaries {
-		if (f.Status == libv1beta1.FeatureStatusFailed || f.Status == libv1beta1.FeatureStatusFailedNonRetriable) && f.FailureMessage != nil {
-			return string(f.FeatureID) + ": " + *f.FailureMessage
-		}
-	}
-	if cs.Status.FailureMessage != nil {
-		return *cs.Status.FailureMessage
-	}
-	return ""
 }

@@ -19,7 +19,6 @@ package clusterpromotion
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -27,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -200,31 +198,6 @@ func (r *Reconciler) preVerificationDeployed(ctx context.Context, p *configv1bet
 func (r *Reconciler) deletePreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
 	return client.IgnoreNotFound(r.Delete(ctx, profile))
-}
-
-// resetApproval sets approved back to false once a manual stage has been promoted. Upstream
-// removes the field instead; false means the same, and keeps the documented
-// `kubectl patch --type=json` "replace" of /trigger/manual/approved working for the next version.
-// It patches a copy: a patch overwrites its object with the server's, and p holds the status
-// this reconcile computed, written when it ends.
-func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int) error {
-	m := p.Spec.Stages[idx].Trigger.Manual
-	if m == nil {
-		return nil
-	}
-	approved := false
-	m.Approved = &approved
-	patched := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: p.Name}}
-	// The test op makes the patch fail, and the reconcile start over, if the stages moved since.
-	name, _ := json.Marshal(p.Spec.Stages[idx].Name)
-	ops := fmt.Sprintf(`[{"op": "test", "path": "/spec/stages/%[1]d/name", "value": %[2]s},
-		{"op": "replace", "path": "/spec/stages/%[1]d/trigger/manual/approved", "value": false}]`, idx, name)
-	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
-		return err
-	}
-	// The status written when this reconcile ends goes on top of this write.
-	p.ResourceVersion = patched.ResourceVersion
-	return nil
 }
 
 // ownedProfiles lists every ClusterProfile the promotion generated.

@@ -121,6 +121,9 @@ func digest(v any) []byte {
 
 func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
 	now := metav1.NewTime(r.now())
+	if err := r.resetConsumedApprovals(ctx, p); err != nil {
+		return ctrl.Result{}, err
+	}
 	profileHash, stagesHash := hashes(p)
 	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
 	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
@@ -131,8 +134,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		p.Status.CurrentStageName = p.Spec.Stages[0].Name
 		p.Status.LastPromotionTime = &now
 		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
-		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "rolling out profile spec %x, starting with stage %s",
-			profileHash[:4], p.Status.CurrentStageName)
+		consumeStandingApprovals(p)
+		msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
+		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolloutStarted, msg)
+		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRolloutStarted, msg)
 		if err := r.deleteRemovedStages(ctx, p); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -162,6 +168,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	gate := rollout.StageGate{
 		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
 		Provisioned: provisioned,
+	}
+	gate.Trigger.Approved = approved(p, stage)
+	if gate.Last && completed(p) {
+		// The last gate was passed for this version: its approval, window or soak is not asked
+		// for again, and Ready only follows the clusters.
+		gate.Trigger = rollout.StageTrigger{}
 	}
 	if st.LastSuccessfulAppliedTime != nil {
 		gate.ProvisionedAt = st.LastSuccessfulAppliedTime.Time
@@ -215,6 +227,13 @@ func (r *Reconciler) transition(p *configv1beta1.ClusterPromotion, eventType, re
 	}
 }
 
+// completed reports whether the current version went through every stage: Progressing says
+// so until a new version starts, whatever the health of the clusters since.
+func completed(p *configv1beta1.ClusterPromotion) bool {
+	c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonPromoted
+}
+
 // act carries a stage decision out.
 func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, now metav1.Time) (ctrl.Result, error) {
 	stage := &p.Spec.Stages[idx]
@@ -229,15 +248,18 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 			return ctrl.Result{}, err
 		}
 		if d.ResetApproval {
-			if err := r.resetApproval(ctx, p, idx); err != nil {
-				return ctrl.Result{}, err
-			}
+			// The status moves on with the approval listed as used; the next reconcile resets
+			// the spec.
+			consumeApproval(p, stage)
 		}
 		if d.Action == rollout.Complete {
 			const msg = "every stage is deployed"
 			r.transition(p, corev1.EventTypeNormal, ReasonPromoted, msg)
 			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, ReasonPromoted, msg)
 			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonPromoted, msg)
+			if len(p.Status.ConsumedApprovals) > 0 {
+				return ctrl.Result{RequeueAfter: time.Millisecond}, nil
+			}
 			return ctrl.Result{}, nil
 		}
 		next := p.Spec.Stages[idx+1].Name
@@ -255,8 +277,9 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 	}
 	r.transition(p, corev1.EventTypeNormal, reason, msg)
 	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, reason, msg)
-	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting",
-		fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+	if !completed(p) {
+		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting", msg)
+	}
 	if !d.RequeueAt.IsZero() {
 		return ctrl.Result{RequeueAfter: max(d.RequeueAt.Sub(now.Time), time.Millisecond)}, nil
 	}

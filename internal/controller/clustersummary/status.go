@@ -157,11 +157,29 @@ func Provisioned(cs *configv1beta1.ClusterSummary) bool {
 // FailedForGood returns the failure of a feature that will not be retried on the current spec
 // (FailedNonRetriable), as "<feature>: <message>"; empty when there is none.
 func FailedForGood(cs *configv1beta1.ClusterSummary) string {
+	return failure(cs, true)
+}
+
+// Failure returns why a ClusterSummary is not provisioned when something failed, as
+// "<feature>: <message>": a deployment that failed (and may be retried), a health check that does
+// not pass, or the summary's own failure (its cluster cannot be reached, say). It is empty when
+// nothing failed, or when the status describes an earlier spec.
+func Failure(cs *configv1beta1.ClusterSummary) string {
+	if msg := failure(cs, false); msg != "" {
+		return msg
+	}
+	if cs.Status.FailureMessage != nil {
+		return *cs.Status.FailureMessage
+	}
+	return ""
+}
+
+func failure(cs *configv1beta1.ClusterSummary, forGood bool) string {
 	if cs.Status.ObservedGeneration != cs.Generation {
 		return ""
 	}
 	for _, f := range cs.Status.FeatureSummaries {
-		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
+		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable && (forGood || f.Status != libv1beta1.FeatureStatusFailed) {
 			continue
 		}
 		msg := "failed"

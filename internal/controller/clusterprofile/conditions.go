@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterprofile
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// Condition reasons of a ClusterProfile.
+const (
+	ReasonInvalidSpec = "InvalidSpec"
+	ReasonProvisioned = "Provisioned"
+	ReasonRollingOut  = "RollingOut"
+	reasonValid       = "SpecValid"
+)
+
+// invalidSpec records a spec that cannot be rolled out as written: Ready and Stalled say why,
+// with a Warning Event each time the message is new. The caller leaves every ClusterSummary as
+// it is, so nothing deployed is withdrawn until the spec is fixed.
+func (r *Reconciler) invalidSpec(profile *configv1beta1.ClusterProfile, msg string) {
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
+		r.Recorder.Eventf(profile, nil, corev1.EventTypeWarning, ReasonInvalidSpec, "Validate", "%s", msg)
+	}
+	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, ReasonInvalidSpec, msg)
+	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
+}
+
+// setReady says how far the rollout of the current spec has got.
+func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed []configv1beta1.FailedCluster) {
+	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionFalse, reasonValid, "the spec can be rolled out")
+	total := len(profile.Status.MatchingClusterRefs)
+	if wave.Done() && len(failed) == 0 {
+		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, ReasonProvisioned,
+			fmt.Sprintf("every matching cluster (%d) runs the current spec", total))
+		return
+	}
+	msg := fmt.Sprintf("%d of %d matching clusters run the current spec", len(wave.Updated), total)
+	if len(failed) > 0 {
+		f := failed[0]
+		msg += fmt.Sprintf("; cluster %s/%s: %s", f.ClusterRef.Namespace, f.ClusterRef.Name, f.FailureMessage)
+	}
+	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonRollingOut, msg)
+}
+
+func setCondition(profile *configv1beta1.ClusterProfile, t string, s metav1.ConditionStatus, reason, msg string) {
+	patch.SetCondition(&profile.Status.Conditions, profile.Generation, t, s, reason, msg)
+}
