@@ -22,11 +22,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -287,4 +289,103 @@ func TestPausedClustersAreReported(t *testing.T) {
 		}
 		return fmt.Errorf("failedClusters %+v", got.Status.FailedClusters)
 	})
+}
+
+// setReady sets a cluster's readiness as the SveltosCluster controller's probe would (no probe
+// runs in these tests).
+func setClusterReady(t *testing.T, c client.Client, name string, ready bool, msg string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cl := &libv1beta1.SveltosCluster{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: name, Name: name}, cl); err != nil {
+			return err
+		}
+		cl.Status.Ready, cl.Status.FailureMessage = ready, nil
+		if msg != "" {
+			cl.Status.FailureMessage = &msg
+		}
+		return c.Status().Update(ctx, cl)
+	})
+}
+
+func getProfile(ctx context.Context, c client.Client, name string) (*configv1beta1.ClusterProfile, error) {
+	got := &configv1beta1.ClusterProfile{}
+	return got, c.Get(ctx, client.ObjectKey{Name: name}, got)
+}
+
+// TestUnreachableUpdatingClusterKeepsItsSlot: with maxUpdate 1, the cluster being updated
+// becomes unreachable. It keeps the slot, so no other cluster starts: what it runs is unknown.
+func TestUnreachableUpdatingClusterKeepsItsSlot(t *testing.T) {
+	c := startController(t)
+	setClusterReady(t, c, "a", true, "")
+	setClusterReady(t, c, "b", true, "")
+	t.Cleanup(func() { setClusterReady(t, c, "a", true, "") })
+	p := profile("held-slot", nil)
+	p.Spec.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpExists}}
+	one := intstr.FromInt32(1)
+	p.Spec.MaxUpdate = &one
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a") // a is updating: no summary controller runs here
+
+	setClusterReady(t, c, "a", false, "connection refused")
+	const held = "the cluster became not ready: connection refused while updating: it keeps its update slot until it is updated"
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getProfile(ctx, c, p.Name)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(got.Status.FailedClusters, func(f configv1beta1.FailedCluster) bool { return f.ClusterRef.Name == "a" && f.FailureMessage == held }) {
+			return fmt.Errorf("failedClusters %+v", got.Status.FailedClusters)
+		}
+		if u := got.Status.UpdatingClusters.Clusters; len(u) != 1 || u[0].Name != "a" {
+			return fmt.Errorf("updatingClusters %+v", u)
+		}
+		return nil
+	})
+	if got, err := summariesOf(t.Context(), c, p.Name); err != nil || !slices.Equal(got, []string{"a/a"}) {
+		t.Fatalf("summaries %v (%v): b started while a held the only slot", got, err)
+	}
+}
+
+// TestZeroMaxUpdateIsRefused: maxUpdate 0 or "0%" would never update a cluster. The profile
+// says so in its conditions and an Event, and what is deployed stays as it is.
+func TestZeroMaxUpdateIsRefused(t *testing.T) {
+	c := startController(t)
+	p := profile("zero-max-update", map[string]string{"env": "dev"})
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a")
+	for _, v := range []intstr.IntOrString{intstr.FromInt32(0), intstr.FromString("0%")} {
+		patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.MaxUpdate = &v })
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got, err := getProfile(ctx, c, p.Name)
+			if err != nil {
+				return err
+			}
+			stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.ProfileStalledCondition)
+			if got.Status.ObservedGeneration != got.Generation || stalled == nil || stalled.Status != metav1.ConditionTrue ||
+				!strings.HasPrefix(stalled.Message, "spec.maxUpdate: maxUpdate ") || !strings.Contains(stalled.Message, v.String()) ||
+				!strings.Contains(stalled.Message, "would never update a cluster") {
+				return fmt.Errorf("conditions %+v", got.Status.Conditions)
+			}
+			return nil
+		})
+	}
+	got, err := getProfile(t.Context(), c, p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events, err := testenv.Events(t.Context(), c, got, ReasonInvalidSpec); err != nil || len(events) != 2 {
+		t.Errorf("want one %s Event per message, got %d (%v)", ReasonInvalidSpec, len(events), err)
+	}
+	cs := &configv1beta1.ClusterSummary{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: p.Name + "-sveltos-a"}, cs); err != nil || !cs.DeletionTimestamp.IsZero() {
+		t.Fatalf("the deployed summary is gone (%v)", err)
+	}
+	if cs.Spec.ClusterProfileSpec.MaxUpdate != nil {
+		t.Errorf("the summary got the refused spec")
+	}
 }
