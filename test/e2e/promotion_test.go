@@ -184,9 +184,9 @@ func TestPromotionStopsAtAFailingStage(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		want := "ClusterSummary e2e-promo-fail-dev-sveltos-dev is not yet provisioned."
 		if got.Status.CurrentStageName != "dev" || len(got.Status.Stages) != 1 || got.Status.Stages[0].FailureMessage == nil ||
-			*got.Status.Stages[0].FailureMessage != want {
+			!strings.HasPrefix(*got.Status.Stages[0].FailureMessage, "Cluster dev/dev, Helm: ") ||
+			!strings.Contains(*got.Status.Stages[0].FailureMessage, "replicas") {
 			return fmt.Errorf("status %+v", got.Status)
 		}
 		// Stalled says why in full: the chart's values are rejected until someone changes them.
@@ -259,4 +259,60 @@ func TestInvalidPromotionWindowStalls(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestRetriedFailureIsReported: a chart repository that does not answer keeps dev from being
+// provisioned. The promotion says which cluster and feature fail and why, in the stage's
+// failureMessage and the Ready condition, and emits one Warning Event for it however often the
+// deployment is retried.
+func TestRetriedFailureIsReported(t *testing.T) {
+	t.Parallel()
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-promo-retry"}}
+	p.Spec.ProfileSpec.HelmCharts = []configv1beta1.HelmChart{{
+		// Nothing listens on port 9 (discard) of the loopback: the connection is refused.
+		RepositoryURL: "http://127.0.0.1:9/charts", RepositoryName: "gone", ChartName: "gone/webapp", ChartVersion: "1.0.0",
+		ReleaseName: "webapp", ReleaseNamespace: "e2e-promo-retry", HelmChartAction: configv1beta1.HelmChartActionInstall,
+	}}
+	p.Spec.Stages = []configv1beta1.Stage{stage("dev", "dev", nil), stage("staging", "staging", nil)}
+	createPromotion(t, p)
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		ready := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition)
+		if len(got.Status.Stages) != 1 || got.Status.Stages[0].FailureMessage == nil ||
+			!strings.HasPrefix(*got.Status.Stages[0].FailureMessage, "Cluster dev/dev, Helm: ") || !strings.Contains(*got.Status.Stages[0].FailureMessage, "127.0.0.1:9") {
+			return fmt.Errorf("stages %+v", got.Status.Stages)
+		}
+		if ready == nil || ready.Reason != "StageBlocked" || !strings.Contains(ready.Message, *got.Status.Stages[0].FailureMessage) {
+			return fmt.Errorf("Ready %+v", ready)
+		}
+		return nil
+	})
+	// The deployment is retried, with back-off; the Event is not repeated.
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cs, err := summary(ctx, t, p.Name+"-dev", "dev")
+		if err != nil {
+			return err
+		}
+		for _, f := range cs.Status.FeatureSummaries {
+			if f.FeatureID == libv1beta1.FeatureHelm && f.ConsecutiveFailures >= 3 {
+				return nil
+			}
+		}
+		return fmt.Errorf("not retried 3 times yet: %+v", cs.Status.FeatureSummaries)
+	})
+	got, err := getPromotion(t.Context(), t, p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := testenv.Events(t.Context(), testenv.Client(t), got, "StageBlocked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Type != "Warning" || events[0].Series != nil {
+		t.Errorf("want one StageBlocked Warning, emitted once; got %d: %+v", len(events), events)
+	}
 }

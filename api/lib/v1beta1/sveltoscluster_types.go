@@ -351,3 +351,17 @@ type SveltosClusterList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []SveltosCluster `json:"items"`
 }
+
+// Unavailable says why nothing can be deployed to or checked on the cluster now: it is paused,
+// or its API server does not answer. It is empty when the cluster can be counted on.
+func (c *SveltosCluster) Unavailable() string {
+	switch {
+	case c.Spec.Paused:
+		return "paused"
+	case !c.Status.Ready && c.Status.FailureMessage != nil:
+		return "not ready: " + *c.Status.FailureMessage
+	case !c.Status.Ready:
+		return "not ready"
+	}
+	return ""
+}

@@ -86,15 +86,8 @@ func matchingClusters(ctx context.Context, c client.Reader, profile *configv1bet
 func unavailability(clusters []libv1beta1.SveltosCluster) map[clusterKey]string {
 	out := map[clusterKey]string{}
 	for i := range clusters {
-		cl := &clusters[i]
-		key := clusterKey{cl.Namespace, cl.Name}
-		switch {
-		case cl.Spec.Paused:
-			out[key] = "paused"
-		case !cl.Status.Ready && cl.Status.FailureMessage != nil:
-			out[key] = "not ready: " + *cl.Status.FailureMessage
-		case !cl.Status.Ready:
-			out[key] = "not ready"
+		if why := clusters[i].Unavailable(); why != "" {
+			out[clusterKey{clusters[i].Namespace, clusters[i].Name}] = why
 		}
 	}
 	return out

@@ -24,12 +24,16 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -104,22 +108,32 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 
 // stageState is where the clusters of a stage profile stand.
 type stageState struct {
-	// done: every cluster the profile matches runs its current spec, provisioned and healthy.
+	// done: every cluster the profile matches is reachable and runs its current spec,
+	// provisioned and healthy.
 	done bool
-	// waitingOn names what the stage waits for when it is not done, in upstream's words.
+	// waitingOn names what the stage waits for when it is not done: upstream's words, or what
+	// went wrong when something did (blocked is then set).
 	waitingOn string
-	// failed is a deployment failure that will not be retried on the current spec, with the
-	// ClusterSummary it comes from; empty when there is none.
+	// blocked is set when waitingOn is a failure — a deployment being retried, a health check
+	// that does not pass, an unreachable cluster — rather than work in progress.
+	blocked bool
+	// failed is a failure that will not be retried on the current spec (a deployment failed
+	// for good, a profile spec that cannot be rolled out), naming where it comes from; empty
+	// when there is none.
 	failed string
 }
 
-// provisioned tells whether every cluster the profile matches runs its current spec,
-// provisioned and healthy, and otherwise what the stage waits for.
+// provisioned tells whether every cluster the profile matches is reachable and runs its current
+// spec, provisioned and healthy, and otherwise what the stage waits for.
 func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (stageState, error) {
 	// Until the profile's status describes its current spec, matchingClusters may be empty or
 	// stale, and an empty list would pass the stage vacuously.
 	if profile.Status.ObservedGeneration != profile.Generation {
 		return stageState{waitingOn: fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name)}, nil
+	}
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
+		msg := fmt.Sprintf("ClusterProfile %s: %s", profile.Name, c.Message)
+		return stageState{waitingOn: msg, blocked: true, failed: msg}, nil
 	}
 	var list configv1beta1.ClusterSummaryList
 	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
@@ -131,22 +145,49 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
 	st := stageState{done: true}
+	wait := func(msg string, blocked bool) {
+		// The first failure says more than the first cluster still at work.
+		if st.done || (blocked && !st.blocked) {
+			st.done, st.waitingOn, st.blocked = false, msg, blocked
+		}
+	}
 	for _, ref := range profile.Status.MatchingClusterRefs {
-		cs := byCluster[ref.Namespace+"/"+ref.Name]
+		cluster := ref.Namespace + "/" + ref.Name
+		if why, err := r.unavailable(ctx, ref.Namespace, ref.Name); err != nil {
+			return stageState{}, err
+		} else if why != "" {
+			// What it runs is unknown until it answers: the stage is not done.
+			wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
+			continue
+		}
+		cs := byCluster[cluster]
 		if cs == nil {
-			return stageState{waitingOn: fmt.Sprintf("Cluster %s/%s has no ClusterSummary yet.", ref.Namespace, ref.Name)}, nil
+			wait(fmt.Sprintf("Cluster %s has no ClusterSummary yet.", cluster), false)
+			continue
 		}
 		current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
-		if !current || !clustersummary.Provisioned(cs) {
-			if st.done {
-				st = stageState{waitingOn: fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name)}
-			}
-			if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
-				st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
-			}
+		if current && clustersummary.Provisioned(cs) {
+			continue
+		}
+		if msg := clustersummary.Failure(cs); current && msg != "" {
+			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
+		} else {
+			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
+		}
+		if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
+			st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
 		}
 	}
 	return st, nil
+}
+
+// unavailable says why a cluster cannot be counted on now, or nothing when it can.
+func (r *Reconciler) unavailable(ctx context.Context, namespace, name string) (string, error) {
+	cl := &libv1beta1.SveltosCluster{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cl); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	return cl.Unavailable(), nil
 }
 
 func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {
@@ -252,15 +293,41 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 }
 
 // SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'
-// changes, and on any change of their ClusterSummaries, so a stage advances the moment its last
-// cluster is provisioned.
+// changes, on any change of their ClusterSummaries, so a stage advances the moment its last
+// cluster is provisioned, and when one of their clusters is paused, goes down or comes back.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterPromotion{}).
 		Owns(&configv1beta1.ClusterProfile{}).
 		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary)).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
+			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
 		Named("clusterpromotion").
 		Complete(r)
+}
+
+func availabilityChanged(e event.UpdateEvent) bool {
+	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
+	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
+	return !ok1 || !ok2 || before.Unavailable() != after.Unavailable()
+}
+
+// promotionsOfCluster finds the promotions with a stage on the cluster.
+func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
+	var profiles configv1beta1.ClusterProfileList
+	if err := r.List(ctx, &profiles, client.HasLabels{configv1beta1.PromotionNameLabel}); err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, profile := range profiles.Items {
+		for _, ref := range profile.Status.MatchingClusterRefs {
+			if ref.Namespace == obj.GetNamespace() && ref.Name == obj.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: profile.Labels[configv1beta1.PromotionNameLabel]}})
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (r *Reconciler) promotionOfSummary(ctx context.Context, obj client.Object) []reconcile.Request {

@@ -55,6 +55,9 @@ const (
 	ReasonPromoted         = "Promoted"
 	ReasonWaiting          = "Waiting"
 	ReasonAwaitingApproval = "AwaitingApproval"
+	// ReasonStageBlocked: a cluster of the stage is unreachable, or its deployment or health
+	// check fails and is being retried. The Warning Event comes once per new message.
+	ReasonStageBlocked     = "StageBlocked"
 	ReasonDeploymentFailed = "DeploymentFailed"
 	ReasonInvalidWindow    = "InvalidPromotionWindow"
 	ReasonError            = "Error"
@@ -198,11 +201,18 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	}
 	desc := decision.Description
 	st.CurrentStatusDescription = &desc
+	blocked := ""
+	if state.blocked && decision.Action == rollout.Wait {
+		blocked = state.waitingOn
+		if st.FailureMessage == nil || *st.FailureMessage != blocked {
+			r.event(p, corev1.EventTypeWarning, ReasonStageBlocked, "stage %s: %s", stage.Name, blocked)
+		}
+	}
 	st.FailureMessage = nil
 	if state.waitingOn != "" {
 		st.FailureMessage = &state.waitingOn
 	}
-	return r.act(ctx, p, idx, decision, now)
+	return r.act(ctx, p, idx, decision, blocked, now)
 }
 
 // setStalled sets the Stalled condition: True with reason and msg, or False when msg is empty.
@@ -234,8 +244,9 @@ func completed(p *configv1beta1.ClusterPromotion) bool {
 	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonPromoted
 }
 
-// act carries a stage decision out.
-func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, now metav1.Time) (ctrl.Result, error) {
+// act carries a stage decision out. blocked is what went wrong on the stage, if anything: a
+// wait then says it.
+func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, blocked string, now metav1.Time) (ctrl.Result, error) {
 	stage := &p.Spec.Stages[idx]
 	switch d.Action {
 	case rollout.DeployPreHealthCheck:
@@ -272,10 +283,15 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 	}
 	msg := fmt.Sprintf("stage %s: %s", stage.Name, d.Message)
 	reason := ReasonWaiting
-	if d.Message == rollout.DescAwaitingApproval {
+	switch {
+	case blocked != "":
+		msg, reason = fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, blocked), ReasonStageBlocked
+	case d.Message == rollout.DescAwaitingApproval:
 		reason = ReasonAwaitingApproval
 	}
-	r.transition(p, corev1.EventTypeNormal, reason, msg)
+	if blocked == "" { // a blocked stage had its Warning Event
+		r.transition(p, corev1.EventTypeNormal, reason, msg)
+	}
 	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, reason, msg)
 	if !completed(p) {
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting", msg)
