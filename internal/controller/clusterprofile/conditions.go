@@ -40,7 +40,8 @@ const (
 // with a Warning Event each time the message is new. The caller leaves every ClusterSummary as
 // it is, so nothing deployed is withdrawn until the spec is fixed.
 func (r *Reconciler) invalidSpec(profile *configv1beta1.ClusterProfile, msg string) {
-	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
+	c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition)
+	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(profile.UID, ReasonInvalidSpec, msg) {
 		r.Recorder.Eventf(profile, nil, corev1.EventTypeWarning, ReasonInvalidSpec, "Validate", "%s", msg)
 	}
 	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, ReasonInvalidSpec, msg)

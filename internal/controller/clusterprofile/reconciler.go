@@ -47,6 +47,8 @@ import (
 type Reconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+
+	warned patch.Warnings
 }
 
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
@@ -162,6 +164,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	}
 	profile.Status.FailedClusters = failed
 	setReady(profile, wave, failed)
+	r.warned.Clear(profile.UID, ReasonInvalidSpec)
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
 	if err != nil {
@@ -207,6 +210,7 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 
 // reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
 func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
+	r.warned.Forget(profile.UID)
 	remaining, err := r.deleteStaleSummaries(ctx, profile, nil)
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err

@@ -267,6 +267,7 @@ func (r *Reconciler) deleteRemovedStages(ctx context.Context, p *configv1beta1.C
 // reconcileDelete withdraws what the promotion deployed — its profiles are deleted and their
 // summaries withdraw the content — unless preserveClusterProfilesOnDelete keeps them.
 func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
+	r.warned.Forget(p.UID)
 	profiles, err := r.ownedProfiles(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err

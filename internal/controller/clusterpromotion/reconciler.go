@@ -46,6 +46,8 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	warned patch.Warnings
 }
 
 // Event reasons.
@@ -205,8 +207,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if state.blocked && decision.Action == rollout.Wait {
 		blocked = state.waitingOn
 		if st.FailureMessage == nil || *st.FailureMessage != blocked {
-			r.event(p, corev1.EventTypeWarning, ReasonStageBlocked, "stage %s: %s", stage.Name, blocked)
+			r.warnOnce(p, ReasonStageBlocked, fmt.Sprintf("stage %s: %s", stage.Name, blocked))
 		}
+	} else {
+		r.warned.Clear(p.UID, ReasonStageBlocked)
 	}
 	st.FailureMessage = nil
 	if state.waitingOn != "" {
@@ -228,6 +232,14 @@ func (r *Reconciler) setStalled(p *configv1beta1.ClusterPromotion, reason, msg s
 		r.event(p, corev1.EventTypeWarning, reason, "%s", msg)
 	}
 	setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionTrue, reason, msg)
+}
+
+// warnOnce emits a Warning Event unless the last one of this reason about the promotion said the
+// same.
+func (r *Reconciler) warnOnce(p *configv1beta1.ClusterPromotion, reason, msg string) {
+	if r.warned.New(p.UID, reason, msg) {
+		r.event(p, corev1.EventTypeWarning, reason, "%s", msg)
+	}
 }
 
 // transition records an Event when the Ready condition is about to say something new.
