@@ -107,8 +107,13 @@ type StageGate struct {
 	// Last is set for the last stage of the promotion: passing its trigger completes it.
 	Last    bool
 	Trigger StageTrigger
-	// Provisioned: every cluster of the stage runs the current spec and is healthy, now.
+	// Provisioned: every cluster of the stage is reachable and runs the current spec, healthy,
+	// now.
 	Provisioned bool
+	// Failing: a reachable cluster of the stage is not provisioned because something went wrong
+	// (a health check does not pass, its deployment fails), rather than because it is still at
+	// work. An unreachable cluster is not failing: the stage waits for it, soak or not.
+	Failing bool
 	// ProvisionedAt is when the stage was first seen provisioned on the current spec
 	// (status lastSuccessfulAppliedTime); zero while it never was. The caller records it.
 	ProvisionedAt time.Time
@@ -168,6 +173,9 @@ type GateDecision struct {
 	// ResetApproval is set when the stage is left through a manual trigger with
 	// automaticReset: the caller clears spec.stages[].trigger.manual.approved.
 	ResetApproval bool
+	// RestartSoak is set when the stage regressed while it soaked: the caller forgets
+	// ProvisionedAt, and the delay counts again from when the stage is provisioned again.
+	RestartSoak bool
 }
 
 // StampDescription appends the upstream time stamp: "text (2006-01-02T15:04:05Z)", in UTC and
@@ -186,7 +194,8 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // conditions are checked in upstream order: stage provisioned, delay (soak) since
 // ProvisionedAt, preHealthCheckDeployment, postDelayHealthChecks, then the promotion window
 // (auto) or approval (manual). Unlike upstream, the stage must still be provisioned when it
-// leaves, for manual triggers as well, and timers requeue at the exact moment they end.
+// leaves, for manual triggers as well, a stage failing during its soak starts the soak again
+// once it is healthy, and timers requeue at the exact moment they end.
 // The only error is a malformed promotion window or a provisioned stage without ProvisionedAt.
 func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 	wait := func(msg string, at time.Time) (GateDecision, error) {
@@ -201,6 +210,12 @@ func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 	tr := g.Trigger
 	if tr.Kind != NoTrigger {
 		if end := g.ProvisionedAt.Add(tr.Delay); tr.Delay > 0 && now.Before(end) {
+			if !g.Provisioned && g.Failing {
+				// A soak is an uninterrupted healthy period: a regression ends this one.
+				d := decision(Wait, DescAwaitingChecks, time.Time{}, now)
+				d.RestartSoak = true
+				return d, nil
+			}
 			return wait(DescDelayed+formatTime(end), end)
 		}
 		if tr.HasPreHealthCheckDeployment && !g.PreHealthCheckDeployed {

@@ -153,6 +153,39 @@ func TestDecideStage(t *testing.T) {
 	}
 }
 
+// TestDecideStageRestartsSoak: a soak is an uninterrupted healthy period. A stage that fails
+// while it soaks starts the soak again; one that fails after its soak only waits.
+func TestDecideStageRestartsSoak(t *testing.T) {
+	now := t0.Add(time.Hour)
+	gate := func(provisionedAgo time.Duration, provisioned, failing bool) StageGate {
+		return StageGate{Stage: "s", Trigger: StageTrigger{Kind: AutoTrigger, Delay: 30 * time.Minute},
+			Provisioned: provisioned, Failing: failing, ProvisionedAt: now.Add(-provisionedAgo)}
+	}
+	for _, tc := range []struct {
+		name    string
+		gate    StageGate
+		action  GateAction
+		msg     string
+		restart bool
+	}{
+		{"failing while it soaks", gate(10*time.Minute, false, true), Wait, DescAwaitingChecks, true},
+		{"redeploying while it soaks", gate(10*time.Minute, false, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:00Z", false},
+		{"healthy while it soaks", gate(10*time.Minute, true, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:00Z", false},
+		{"failing after the soak", gate(time.Hour, false, true), Wait, DescAwaitingChecks, false},
+		{"healthy after the soak", gate(time.Hour, true, false), Advance, DescSuccessfullyProvisioned, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecideStage(tc.gate, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Action != tc.action || got.Message != tc.msg || got.RestartSoak != tc.restart {
+				t.Errorf("got %v %q restart=%v, want %v %q restart=%v", got.Action, got.Message, got.RestartSoak, tc.action, tc.msg, tc.restart)
+			}
+		})
+	}
+}
+
 func TestDecideStageErrors(t *testing.T) {
 	_, err := DecideStage(StageGate{Stage: "prod", Provisioned: true}, t0)
 	if err == nil || !strings.Contains(err.Error(), "stage prod") || !strings.Contains(err.Error(), "lastSuccessfulAppliedTime") {

@@ -117,6 +117,8 @@ type stageState struct {
 	// blocked is set when waitingOn is a failure — a deployment being retried, a health check
 	// that does not pass, an unreachable cluster — rather than work in progress.
 	blocked bool
+	// regressed is set when a reachable cluster fails: its deployment or a health check.
+	regressed bool
 	// failed is a failure that will not be retried on the current spec (a deployment failed
 	// for good, a profile spec that cannot be rolled out), naming where it comes from; empty
 	// when there is none.
@@ -171,6 +173,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		}
 		if msg := clustersummary.Failure(cs); current && msg != "" {
 			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
+			st.regressed = true
 		} else {
 			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
 		}

@@ -172,7 +172,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	}
 	gate := rollout.StageGate{
 		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
-		Provisioned: provisioned,
+		Provisioned: provisioned, Failing: state.regressed,
 	}
 	gate.Trigger.Approved = approved(p, stage)
 	if gate.Last && completed(p) {
@@ -200,6 +200,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
 		return ctrl.Result{}, nil
+	}
+	if decision.RestartSoak {
+		// The soak counts again from when the stage is provisioned again.
+		st.LastSuccessfulAppliedTime = nil
 	}
 	desc := decision.Description
 	st.CurrentStatusDescription = &desc

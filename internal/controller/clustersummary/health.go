@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/health"
 )
@@ -113,6 +114,39 @@ func (d *deployment) preDeploy(ctx context.Context, id libv1beta1.FeatureID) err
 // only when they pass.
 func (d *deployment) validate(ctx context.Context, id libv1beta1.FeatureID) error {
 	return d.runChecks(ctx, checksFor(d.spec().ValidateHealths, id, d.lastFeature(id)), id, false)
+}
+
+// watchesHealth reports whether the summary's health is watched after deployment: a promotion
+// decides each stage's gate on the health of its clusters at that moment, so the checks of its
+// stages keep running, and a regression (during a soak, say) is seen.
+func (d *deployment) watchesHealth() bool {
+	return d.cs.Labels[configv1beta1.PromotionNameLabel] != ""
+}
+
+// recheck runs the health checks of a provisioned, up-to-date feature again when the summary's
+// health is watched: a check that no longer passes makes the feature Failed, and it is
+// redeployed and checked until it passes again.
+func (d *deployment) recheck(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte) {
+	if !d.watchesHealth() || d.dryRun() || f.Status != libv1beta1.FeatureStatusProvisioned {
+		return
+	}
+	if err := d.validate(ctx, f.FeatureID); err != nil {
+		d.fail(f, hash, err)
+	}
+}
+
+// rechecked reports whether some feature of the summary is rechecked: the summary is then
+// reconciled again every health interval.
+func (d *deployment) rechecked() bool {
+	if !d.watchesHealth() || d.dryRun() {
+		return false
+	}
+	for _, id := range featuresWithContent(d.spec()) {
+		if len(checksFor(d.spec().ValidateHealths, id, d.lastFeature(id))) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func isHealthError(err error) bool {

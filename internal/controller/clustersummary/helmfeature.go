@@ -55,6 +55,7 @@ func (d *deployment) helm(ctx context.Context) {
 		return
 	}
 	if upToDate(f, hash) {
+		d.recheck(ctx, f, hash)
 		return
 	}
 	if d.dryRun() {

@@ -155,6 +155,9 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 	if cs.Spec.ClusterProfileSpec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
 		next = shortest(next, r.DriftInterval)
 	}
+	if d.rechecked() {
+		next = shortest(next, r.HealthInterval)
+	}
 	return ctrl.Result{RequeueAfter: next}
 }
 

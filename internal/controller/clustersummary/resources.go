@@ -71,6 +71,7 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	if upToDate(f, hash) && !d.drifted(ctx, f, sources) {
+		d.recheck(ctx, f, hash)
 		return
 	}
 	remote, local, err := d.requests(sources)
