@@ -105,6 +105,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
 	}
 
+	if msg := refused(&profile.Spec); msg != "" {
+		r.invalidSpec(profile, msg)
+		return ctrl.Result{}, nil
+	}
 	limit, err := rollout.MaxUpdate(profile.Spec.MaxUpdate, len(matching))
 	if err != nil {
 		r.invalidSpec(profile, "spec.maxUpdate: "+err.Error())

@@ -389,3 +389,50 @@ func TestZeroMaxUpdateIsRefused(t *testing.T) {
 		t.Errorf("the summary got the refused spec")
 	}
 }
+
+// TestUnsupportedFieldsAreRefused: fields Stagecoach does not implement are not ignored. The
+// profile stalls with a message naming the field, and what it deployed stays as it is.
+func TestUnsupportedFieldsAreRefused(t *testing.T) {
+	c := startController(t)
+	p := profile("refused-fields", map[string]string{"env": "dev"})
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	expectSummaries(t, c, p.Name, "a/a")
+	check := []libv1beta1.ValidateHealth{{Name: "x", Version: "v1", Kind: "ConfigMap"}}
+	for field, set := range map[string]func(*configv1beta1.ClusterProfile){
+		"spec.setRefs":          func(p *configv1beta1.ClusterProfile) { p.Spec.SetRefs = []string{"prod"} },
+		"spec.reloader":         func(p *configv1beta1.ClusterProfile) { p.Spec.Reloader = true },
+		"spec.preDeleteChecks":  func(p *configv1beta1.ClusterProfile) { p.Spec.PreDeleteChecks = check },
+		"spec.postDeleteChecks": func(p *configv1beta1.ClusterProfile) { p.Spec.PostDeleteChecks = check },
+	} {
+		patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) {
+			p.Spec.SetRefs, p.Spec.Reloader, p.Spec.PreDeleteChecks, p.Spec.PostDeleteChecks = nil, false, nil, nil
+			set(p)
+		})
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got, err := getProfile(ctx, c, p.Name)
+			if err != nil {
+				return err
+			}
+			stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.ProfileStalledCondition)
+			if got.Status.ObservedGeneration != got.Generation || stalled == nil || stalled.Status != metav1.ConditionTrue ||
+				!strings.HasPrefix(stalled.Message, field+": ") {
+				return fmt.Errorf("%s: conditions %+v", field, got.Status.Conditions)
+			}
+			return nil
+		})
+	}
+	got, err := getProfile(t.Context(), c, p.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectEvent(t, timeout, c, got, ReasonInvalidSpec)
+	cs := &configv1beta1.ClusterSummary{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: p.Name + "-sveltos-a"}, cs); err != nil || !cs.DeletionTimestamp.IsZero() {
+		t.Fatalf("the deployed summary is gone (%v)", err)
+	}
+	if spec := cs.Spec.ClusterProfileSpec; spec.Reloader || len(spec.SetRefs) > 0 || len(spec.PreDeleteChecks) > 0 || len(spec.PostDeleteChecks) > 0 {
+		t.Errorf("the summary got a refused spec")
+	}
+}
