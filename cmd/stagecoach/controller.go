@@ -58,7 +58,7 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	f.DurationVar(&opts.controllers.ProbeInterval, "probe-interval", 10*time.Second, "how often each managed cluster's API server is checked")
-	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet are evaluated again")
+	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet, and those of promotion stages, are evaluated again")
 	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd

@@ -43,7 +43,8 @@ type Options struct {
 	// DriftInterval is how often ContinuousWithDriftDetection profiles compare clusters with
 	// what was deployed.
 	DriftInterval time.Duration
-	// HealthInterval is how often health checks that do not pass yet are evaluated again.
+	// HealthInterval is how often health checks that do not pass yet, and those of promotion
+	// stages (which keep running), are evaluated again.
 	HealthInterval time.Duration
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string

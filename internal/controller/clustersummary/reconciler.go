@@ -52,7 +52,7 @@ type Reconciler struct {
 	// was deployed.
 	DriftInterval time.Duration
 	// HealthInterval is how often a deployed feature whose health checks do not pass yet is
-	// checked again.
+	// checked again, and how often the checks of a promotion stage's features run again.
 	HealthInterval time.Duration
 	// NotReadyInterval is how often a summary whose cluster is unreachable looks again, on top
 	// of the cluster's own status changes, which wake it at once.
