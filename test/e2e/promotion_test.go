@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -151,8 +152,9 @@ func TestManualPromotion(t *testing.T) {
 		if a := got.Spec.Stages[0].Trigger.Manual.Approved; a != nil && *a {
 			return fmt.Errorf("approved not reset")
 		}
-		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) {
-			return fmt.Errorf("not Ready: %+v", got.Status.Conditions)
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
+			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
+			return fmt.Errorf("conditions %+v", got.Status.Conditions)
 		}
 		return nil
 	})
@@ -315,4 +317,79 @@ func TestRetriedFailureIsReported(t *testing.T) {
 	if len(events) != 1 || events[0].Type != "Warning" || events[0].Series != nil {
 		t.Errorf("want one StageBlocked Warning, emitted once; got %d: %+v", len(events), events)
 	}
+}
+
+// TestMisspelledTriggerIsRefused: a preHealthCheckDeployment with a misspelled key is stored as
+// written (the field has two shapes, so the API server keeps it), and would read as no
+// validation step at all. The promotion refuses to move, naming the field, until it is fixed.
+func TestMisspelledTriggerIsRefused(t *testing.T) {
+	t.Parallel()
+	const name = "e2e-promo-typo"
+	createConfigMap(t, name, map[string]string{"cm.yaml": configMapManifest(name, "settings", "v1")})
+	createConfigMap(t, name+"-check", map[string]string{"cm.yaml": configMapManifest(name, "check", "v1")})
+	p := promotion(name, name, stage("dev", "dev", nil), stage("staging", "staging", nil))
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(configv1beta1.GroupVersion.WithKind("ClusterPromotion"))
+	u.SetName(name)
+	spec := map[string]any{
+		"profileSpec": map[string]any{"policyRefs": []any{map[string]any{"kind": "ConfigMap", "namespace": "default", "name": name}}},
+		"stages": []any{
+			map[string]any{"name": "dev", "clusterSelector": map[string]any{"matchLabels": map[string]any{"env": "dev"}},
+				"trigger": map[string]any{"auto": map[string]any{
+					"preHealthCheckDeployment": map[string]any{"configMapRef": []any{map[string]any{"name": name + "-check", "namespace": "default"}}}}}},
+			map[string]any{"name": "staging", "clusterSelector": map[string]any{"matchLabels": map[string]any{"env": "staging"}}},
+		},
+	}
+	if err := unstructured.SetNestedField(u.Object, spec, "spec"); err != nil {
+		t.Fatal(err)
+	}
+	c := testenv.Client(t)
+	if err := c.Create(t.Context(), u); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), p)
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("promotion %s still there (%v)", p.Name, err)
+			}
+			return nil
+		})
+	})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, name)
+		if err != nil {
+			return err
+		}
+		stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionStalledCondition)
+		if stalled == nil || stalled.Status != metav1.ConditionTrue || stalled.Reason != "InvalidSpec" ||
+			!strings.HasPrefix(stalled.Message, "spec.stages[0].trigger.auto.preHealthCheckDeployment: ") || !strings.Contains(stalled.Message, "configMapRef") {
+			return fmt.Errorf("Stalled %+v", stalled)
+		}
+		return nil
+	})
+	got, err := getPromotion(t.Context(), t, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectEvent(t, timeout, c, got, "InvalidSpec")
+	if err := c.Get(t.Context(), client.ObjectKey{Name: name + "-dev"}, &configv1beta1.ClusterProfile{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("dev was deployed with the trigger unread (%v)", err)
+	}
+
+	fix := []byte(`[{"op": "move", "from": "/spec/stages/0/trigger/auto/preHealthCheckDeployment/configMapRef", "path": "/spec/stages/0/trigger/auto/preHealthCheckDeployment/configMapRefs"}]`)
+	if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, fix)); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, name)
+		if err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
+			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
+			return fmt.Errorf("conditions %+v", got.Status.Conditions)
+		}
+		return nil
+	})
 }

@@ -62,7 +62,9 @@ const (
 	ReasonStageBlocked     = "StageBlocked"
 	ReasonDeploymentFailed = "DeploymentFailed"
 	ReasonInvalidWindow    = "InvalidPromotionWindow"
-	ReasonError            = "Error"
+	// ReasonInvalidSpec: a field of the spec cannot be acted on as written; the message names it.
+	ReasonInvalidSpec = "InvalidSpec"
+	ReasonError       = "Error"
 )
 
 func (r *Reconciler) event(p *configv1beta1.ClusterPromotion, eventType, reason, format string, args ...any) {
@@ -128,6 +130,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	now := metav1.NewTime(r.now())
 	if err := r.resetConsumedApprovals(ctx, p); err != nil {
 		return ctrl.Result{}, err
+	}
+	if msg := invalid(p); msg != "" {
+		// Nothing moves, and nothing deployed changes, until the spec is fixed.
+		r.setStalled(p, ReasonInvalidSpec, msg)
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
+		return ctrl.Result{}, nil
 	}
 	profileHash, stagesHash := hashes(p)
 	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
@@ -230,10 +238,13 @@ func (r *Reconciler) setStalled(p *configv1beta1.ClusterPromotion, reason, msg s
 		if meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionStalledCondition) {
 			setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionFalse, "Progressing", "nothing blocks the rollout")
 		}
+		for _, reason := range []string{ReasonInvalidSpec, ReasonInvalidWindow, ReasonDeploymentFailed} {
+			r.warned.Clear(p.UID, reason)
+		}
 		return
 	}
 	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionStalledCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
-		r.event(p, corev1.EventTypeWarning, reason, "%s", msg)
+		r.warnOnce(p, reason, msg)
 	}
 	setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionTrue, reason, msg)
 }
