@@ -367,7 +367,7 @@ func TestProbeDropsIdleRemotes(t *testing.T) {
 }
 
 // otherCA returns a CA certificate that signed none of the test servers' certificates.
-func otherCA(t *testing.T) []byte {
+func otherCA(t testing.TB) []byte {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

@@ -228,7 +228,7 @@ func chooseContext(raw *clientcmdapi.Config) (string, error) {
 }
 
 // checkSelfContained checks the context's cluster and user, refusing whatever would make the
-// controller read a local file or run a command.
+// controller read a local file, run a command, or talk to a server it cannot verify.
 func checkSelfContained(raw *clientcmdapi.Config, contextName string) error {
 	kctx := raw.Contexts[contextName]
 	cluster, ok := raw.Clusters[kctx.Cluster]
@@ -237,6 +237,9 @@ func checkSelfContained(raw *clientcmdapi.Config, contextName string) error {
 	}
 	if cluster.Server == "" {
 		return fmt.Errorf("cluster %q has no server", kctx.Cluster)
+	}
+	if cluster.InsecureSkipTLSVerify {
+		return fmt.Errorf("cluster %q skips TLS verification (insecure-skip-tls-verify), and Stagecoach sends credentials only to a server it has verified: embed the server's CA as certificate-authority-data", kctx.Cluster)
 	}
 	if cluster.CertificateAuthority != "" {
 		return fmt.Errorf("cluster %q reads its CA from the file %s: embed it as certificate-authority-data", kctx.Cluster, cluster.CertificateAuthority)

@@ -38,8 +38,11 @@ const secretToken = "s3cr3t-t0ken-never-shown"
 // verification when it is nil), authenticating with secretToken; edit may change it first.
 func testKubeconfig(t testing.TB, server string, caPEM []byte, edit func(*clientcmdapi.Config)) []byte {
 	t.Helper()
+	if caPEM == nil {
+		caPEM = otherCA(t) // a server nothing connects to still needs a CA: none is unverified
+	}
 	cfg := clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: server, CertificateAuthorityData: caPEM, InsecureSkipTLSVerify: caPEM == nil}},
+		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: server, CertificateAuthorityData: caPEM}},
 		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"u": {Token: secretToken}},
 		Contexts:       map[string]*clientcmdapi.Context{"ctx": {Cluster: "c", AuthInfo: "u"}},
 		CurrentContext: "ctx",
@@ -175,6 +178,9 @@ func TestRESTConfigFromKubeconfig(t *testing.T) {
 		{name: "undefined user", data: testKubeconfig(t, "https://10.0.0.1:6443", nil, func(c *clientcmdapi.Config) {
 			c.Contexts["ctx"].AuthInfo = "nope"
 		}), wantErr: `context "ctx" uses user "nope", which is not defined`},
+		{name: "TLS verification skipped", data: testKubeconfig(t, "https://10.0.0.1:6443", nil, func(c *clientcmdapi.Config) {
+			c.Clusters["c"].InsecureSkipTLSVerify = true
+		}), wantErr: `cluster "c" skips TLS verification (insecure-skip-tls-verify)`},
 		{name: "CA file", data: testKubeconfig(t, "https://10.0.0.1:6443", nil, func(c *clientcmdapi.Config) {
 			c.Clusters["c"].CertificateAuthority = "/etc/ca.crt"
 		}), wantErr: "reads its CA from the file /etc/ca.crt: embed it as certificate-authority-data"},
