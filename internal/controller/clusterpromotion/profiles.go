@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -39,6 +40,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -75,12 +77,14 @@ func preHealthRefs(stage *configv1beta1.Stage) []configv1beta1.PolicyRef {
 
 // applyStageProfile creates or updates the stage's ClusterProfile: the promotion's profileSpec
 // with the stage's selector, plus, once the trigger asks for them, its postDelayHealthChecks.
-func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, addChecks bool) (*configv1beta1.ClusterProfile, error) {
+func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, addChecks bool,
+	frozen map[freeze.Ref]string) (*configv1beta1.ClusterProfile, error) {
 	version := hex.EncodeToString(p.Status.ProfileSpecHash)
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: p.StageProfileName(stage.Name)}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
 		checks := addChecks || profile.Annotations[checksAnnotation] == version
 		profile.Spec = p.Spec.ProfileSpec.ToSpec(stage.ClusterSelector)
+		freezeSpec(&profile.Spec, frozen)
 		if profile.Labels == nil {
 			profile.Labels = map[string]string{}
 		}
@@ -204,13 +208,13 @@ func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, ver
 }
 
 // applyPreVerification deploys the stage's preHealthCheckDeployment through its own profile.
-func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
+func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, frozen map[freeze.Ref]string) error {
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
 		profile.Spec = configv1beta1.Spec{
 			ClusterSelector: stage.ClusterSelector, SyncMode: configv1beta1.SyncModeContinuous,
 			Tier: p.Spec.ProfileSpec.Tier, StopMatchingBehavior: configv1beta1.WithdrawPolicies,
-			PolicyRefs: preHealthRefs(stage),
+			PolicyRefs: frozenPolicyRefs(preHealthRefs(stage), frozen),
 		}
 		if profile.Labels == nil {
 			profile.Labels = map[string]string{}
@@ -293,12 +297,19 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 	if !p.Spec.PreserveClusterProfilesOnDelete && len(profiles) > 0 {
 		return ctrl.Result{RequeueAfter: 2 * time.Second}, nil
 	}
+	if p.Spec.PreserveClusterProfilesOnDelete {
+		// The kept profiles still refer to the frozen content.
+		if err := freeze.Release(ctx, r.Client, p); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer)
 }
 
 // SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'
 // changes, on any change of their ClusterSummaries, so a stage advances the moment its last
-// cluster is provisioned, and when one of their clusters is paused, goes down or comes back.
+// cluster is provisioned, when one of their clusters is paused, goes down or comes back, and
+// when a ConfigMap or Secret they refer to is edited.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterPromotion{}).
@@ -306,6 +317,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary)).
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
 		Named("clusterpromotion").
 		Complete(r)
 }

@@ -17,7 +17,9 @@ limitations under the License.
 package clusterpromotion
 
 // What the ClusterPromotion controller reads and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml.
+// collects these markers into config/rbac/role.yaml. It reads the ConfigMaps and Secrets a
+// promotion refers to and keeps immutable copies of them, one per version's content; it watches
+// the clusters of its stages.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
@@ -26,4 +28,6 @@ package clusterpromotion
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterpromotions/finalizers,verbs=update
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterprofiles,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -106,9 +107,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	return res, err
 }
 
-// hashes identify what restarts a promotion: the profile spec, and each stage's name and
-// selector (triggers are left out, so approving does not restart anything).
-func hashes(p *configv1beta1.ClusterPromotion) (profile, stages []byte) {
+// hashes identify what restarts a promotion: the profile spec with the content it refers to,
+// and each stage's name and selector (triggers are left out, so approving does not restart
+// anything). A promotion that refers to no content keeps the hash of its profile spec alone.
+func hashes(p *configv1beta1.ClusterPromotion, contents []freeze.Content) (profile, stages []byte) {
 	type stageKey struct {
 		Name     string `json:"name"`
 		Selector any    `json:"clusterSelector"`
@@ -117,7 +119,11 @@ func hashes(p *configv1beta1.ClusterPromotion) (profile, stages []byte) {
 	for _, s := range p.Spec.Stages {
 		keys = append(keys, stageKey{s.Name, s.ClusterSelector})
 	}
-	return digest(p.Spec.ProfileSpec), digest(keys)
+	profile = digest(p.Spec.ProfileSpec)
+	if len(contents) > 0 {
+		profile = digest([][]byte{profile, freeze.Digest(contents)})
+	}
+	return profile, digest(keys)
 }
 
 func digest(v any) []byte {
@@ -137,7 +143,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
 		return ctrl.Result{}, nil
 	}
-	profileHash, stagesHash := hashes(p)
+	contents, err := freeze.Read(ctx, r, contentRefs(p))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	profileHash, stagesHash := hashes(p, contents)
 	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
 	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
 		// A new version starts again at the first stage; later stages keep the previous version
@@ -159,8 +169,17 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	stage := &p.Spec.Stages[idx]
 	st := stageStatus(p, stage.Name)
 	st.LastStatusCheckTime = &now
-	profile, err := r.applyStageProfile(ctx, p, stage, false)
+	// The current stage gets this version's content; the copies of earlier versions stay while
+	// a later stage, or a cluster a rolling update has not reached, still deploys them.
+	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), p, contents)
 	if err != nil {
+		return ctrl.Result{}, err
+	}
+	profile, err := r.applyStageProfile(ctx, p, stage, false, frozen)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.collectCopies(ctx, p, frozen); err != nil {
 		return ctrl.Result{}, err
 	}
 	state, err := r.provisioned(ctx, profile)
@@ -228,7 +247,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if state.waitingOn != "" {
 		st.FailureMessage = &state.waitingOn
 	}
-	return r.act(ctx, p, idx, decision, blocked, now)
+	return r.act(ctx, p, idx, decision, blocked, frozen, now)
 }
 
 // setStalled sets the Stalled condition: True with reason and msg, or False when msg is empty.
@@ -273,13 +292,14 @@ func completed(p *configv1beta1.ClusterPromotion) bool {
 
 // act carries a stage decision out. blocked is what went wrong on the stage, if anything: a
 // wait then says it.
-func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, blocked string, now metav1.Time) (ctrl.Result, error) {
+func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, blocked string,
+	frozen map[freeze.Ref]string, now metav1.Time) (ctrl.Result, error) {
 	stage := &p.Spec.Stages[idx]
 	switch d.Action {
 	case rollout.DeployPreHealthCheck:
-		return ctrl.Result{}, r.applyPreVerification(ctx, p, stage)
+		return ctrl.Result{}, r.applyPreVerification(ctx, p, stage, frozen)
 	case rollout.RunPostDelayChecks:
-		_, err := r.applyStageProfile(ctx, p, stage, true)
+		_, err := r.applyStageProfile(ctx, p, stage, true, frozen)
 		return ctrl.Result{}, err
 	case rollout.Advance, rollout.Complete:
 		if err := r.deletePreVerification(ctx, p, stage); err != nil {

@@ -1,0 +1,235 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package freeze keeps the content a rollout refers to as it was when a version started. Each
+// ConfigMap or Secret a version refers to is copied, once per content, into an immutable object
+// owned by the rollout, and the version refers to the copy: an edit to the original makes a new
+// version, and the clusters that version has not reached yet keep deploying the copy they have.
+package freeze
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+)
+
+// Labels and annotations of a copy.
+const (
+	// OwnerLabel names the rollout a copy was made for (a ClusterPromotion's name).
+	OwnerLabel = "stagecoach.dev/frozen-for"
+	// SourceAnnotation says what a copy was copied from: "ConfigMap namespace/name".
+	SourceAnnotation = "stagecoach.dev/frozen-from"
+)
+
+// Ref is a ConfigMap or Secret a version refers to.
+type Ref struct{ Kind, Namespace, Name string }
+
+func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// Content is a referenced object as read; Object is nil when it does not exist (it is then
+// read live, and reported by whoever deploys it).
+type Content struct {
+	Ref
+	Object client.Object
+}
+
+// Read reads every ref from the management cluster, in a stable order, without duplicates.
+func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
+	refs = slices.Clone(refs)
+	slices.SortFunc(refs, func(a, b Ref) int { return strings.Compare(a.String(), b.String()) })
+	refs = slices.Compact(refs)
+	out := make([]Content, 0, len(refs))
+	for _, ref := range refs {
+		var obj client.Object
+		switch ref.Kind {
+		case "ConfigMap":
+			obj = &corev1.ConfigMap{}
+		case "Secret":
+			obj = &corev1.Secret{}
+		default:
+			continue
+		}
+		err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, obj)
+		switch {
+		case apierrors.IsNotFound(err):
+			obj = nil
+		case err != nil:
+			return nil, fmt.Errorf("reading %s: %w", ref, err)
+		}
+		out = append(out, Content{Ref: ref, Object: obj})
+	}
+	return out, nil
+}
+
+// payload is what a copy keeps of an object: what is deployed from it.
+func payload(obj client.Object) any {
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		return struct {
+			Data       map[string]string `json:"data,omitempty"`
+			BinaryData map[string][]byte `json:"binaryData,omitempty"`
+		}{o.Data, o.BinaryData}
+	case *corev1.Secret:
+		return struct {
+			Type corev1.SecretType `json:"type,omitempty"`
+			Data map[string][]byte `json:"data,omitempty"`
+		}{o.Type, o.Data}
+	}
+	return nil
+}
+
+func sum(v any) []byte {
+	data, _ := json.Marshal(v) // maps of strings and bytes: cannot fail
+	s := sha256.Sum256(data)
+	return s[:]
+}
+
+// Digest identifies the contents: it changes when any of them is edited, created or deleted.
+func Digest(contents []Content) []byte {
+	type entry struct {
+		Ref     Ref `json:"ref"`
+		Payload any `json:"payload"`
+	}
+	entries := make([]entry, 0, len(contents))
+	for _, ct := range contents {
+		e := entry{Ref: ct.Ref}
+		if ct.Object != nil {
+			e.Payload = payload(ct.Object)
+		}
+		entries = append(entries, e)
+	}
+	return sum(entries)
+}
+
+// copyName names the copy of a content: the original's name and a hash of what it holds, so
+// that equal contents share one copy and an edit makes another.
+func copyName(ct Content) string {
+	suffix := "-" + hex.EncodeToString(sum(payload(ct.Object)))[:10]
+	const maxName = 253
+	return strings.TrimRight(ct.Name[:min(len(ct.Name), maxName-len(suffix))], "-.") + suffix
+}
+
+// Ensure makes the copy of each existing content, owned by owner and labelled for it, and
+// returns, for each ref it copied, the name of the copy (in the original's namespace). A copy
+// that exists already is used as it is: copies are immutable and named by their content.
+func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, contents []Content) (map[Ref]string, error) {
+	names := map[Ref]string{}
+	for _, ct := range contents {
+		if ct.Object == nil {
+			continue
+		}
+		var cp client.Object
+		switch o := ct.Object.(type) {
+		case *corev1.ConfigMap:
+			cp = &corev1.ConfigMap{Data: o.Data, BinaryData: o.BinaryData, Immutable: new(bool)}
+			*cp.(*corev1.ConfigMap).Immutable = true
+		case *corev1.Secret:
+			cp = &corev1.Secret{Type: o.Type, Data: o.Data, Immutable: new(bool)}
+			*cp.(*corev1.Secret).Immutable = true
+		}
+		cp.SetNamespace(ct.Namespace)
+		cp.SetName(copyName(ct))
+		cp.SetLabels(map[string]string{OwnerLabel: owner.GetName()})
+		cp.SetAnnotations(map[string]string{SourceAnnotation: ct.String()})
+		if err := controllerutil.SetOwnerReference(owner, cp, scheme); err != nil {
+			return nil, err
+		}
+		if err := c.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("copying %s: %w", ct.Ref, err)
+		}
+		names[ct.Ref] = cp.GetName()
+	}
+	return names, nil
+}
+
+// Collect deletes the copies made for the owner that keep does not list (by Ref of the copy).
+func Collect(ctx context.Context, c client.Client, owner string, keep map[Ref]bool) error {
+	copies, err := list(ctx, c, owner)
+	if err != nil {
+		return err
+	}
+	for _, obj := range copies {
+		if keep[Ref{kindOf(obj), obj.GetNamespace(), obj.GetName()}] {
+			continue
+		}
+		if err := c.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// Release leaves the owner's copies to whoever still refers to them (profiles kept when their
+// promotion is deleted): they lose the owner's reference and label, so that neither garbage
+// collection nor Collect deletes them.
+func Release(ctx context.Context, c client.Client, owner client.Object) error {
+	copies, err := list(ctx, c, owner.GetName())
+	if err != nil {
+		return err
+	}
+	for _, obj := range copies {
+		base := obj.DeepCopyObject().(client.Object)
+		refs := obj.GetOwnerReferences()
+		obj.SetOwnerReferences(slices.DeleteFunc(refs, func(o metav1.OwnerReference) bool { return o.UID == owner.GetUID() }))
+		labels := obj.GetLabels()
+		delete(labels, OwnerLabel)
+		obj.SetLabels(labels)
+		if err := c.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("releasing the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// list returns the copies made for the owner.
+func list(ctx context.Context, c client.Reader, owner string) ([]client.Object, error) {
+	var cms corev1.ConfigMapList
+	if err := c.List(ctx, &cms, client.MatchingLabels{OwnerLabel: owner}); err != nil {
+		return nil, err
+	}
+	var secrets corev1.SecretList
+	if err := c.List(ctx, &secrets, client.MatchingLabels{OwnerLabel: owner}); err != nil {
+		return nil, err
+	}
+	var out []client.Object
+	for i := range cms.Items {
+		out = append(out, &cms.Items[i])
+	}
+	for i := range secrets.Items {
+		out = append(out, &secrets.Items[i])
+	}
+	return out, nil
+}
+
+func kindOf(obj client.Object) string {
+	if _, ok := obj.(*corev1.Secret); ok {
+		return "Secret"
+	}
+	return "ConfigMap"
+}
+
+func ptr[T any](v T) *T { return &v }
