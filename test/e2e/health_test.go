@@ -224,3 +224,49 @@ func markIssuerReady(t *testing.T, cluster string) {
 		return err
 	})
 }
+
+// TestContentEditRollsOutInWaves edits the ConfigMap a profile deploys with maxUpdate 1: the edit
+// reaches one cluster at a time like a spec change. Its content fails the health check there, so
+// that cluster holds the only slot and the other clusters keep the content they have.
+func TestContentEditRollsOutInWaves(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-content-wave"
+	createConfigMap(t, ns, map[string]string{"gate.yaml": gateManifest(ns, "yes")})
+	p := sveltosProfile(ns, map[string]string{"fleet": "e2e"})
+	p.Spec.MaxUpdate = ptr(intstr.FromInt32(1))
+	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{configMapRef(ns)}
+	p.Spec.ValidateHealths = []libv1beta1.ValidateHealth{gateCheck(ns)}
+	createProfile(t, p)
+	waitRolledOut(t, p.Name, currentSpec(t, p.Name))
+
+	updateConfigMap(t, ns, map[string]string{"gate.yaml": gateManifest(ns, "no")})
+	var first string
+	c := testenv.Client(t)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKey{Name: p.Name}, got); err != nil {
+			return err
+		}
+		if len(got.Status.FailedClusters) == 0 || !strings.Contains(got.Status.FailedClusters[0].FailureMessage, "gate-open") {
+			return fmt.Errorf("failedClusters %+v", got.Status.FailedClusters)
+		}
+		first = got.Status.FailedClusters[0].ClusterRef.Name
+		return nil
+	})
+	for _, cluster := range rolloutClusters {
+		gate, err := managed(t, cluster).CoreV1().ConfigMaps(ns).Get(t.Context(), "gate", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", cluster, err)
+		}
+		want := "yes"
+		if cluster == first {
+			want = "no"
+		}
+		if got := gate.Data["ready"]; got != want {
+			t.Errorf("%s has ready=%q, want %q: the edit went past the wave", cluster, got, want)
+		}
+	}
+
+	updateConfigMap(t, ns, map[string]string{"gate.yaml": gateManifest(ns, "yes")})
+	waitRolledOut(t, p.Name, currentSpec(t, p.Name))
+}

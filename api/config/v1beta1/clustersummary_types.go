@@ -161,6 +161,13 @@ type ClusterSummarySpec struct {
 	// ClusterProfileSpec is the spec of the profile, as deployed to this cluster.
 	// +optional
 	ClusterProfileSpec Spec `json:"clusterProfileSpec,omitempty"`
+
+	// FrozenContent maps the ConfigMaps and Secrets the spec refers to ("ConfigMap
+	// namespace/name") onto the immutable copies of their content this cluster deploys (in the
+	// same namespace). A Stagecoach extension: a content edit reaches each cluster as a change of
+	// this field, as maxUpdate allows.
+	// +optional
+	FrozenContent map[string]string `json:"frozenContent,omitempty"`
 }
 
 // ClusterSummaryStatus reports what is deployed to the cluster.

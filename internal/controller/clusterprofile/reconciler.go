@@ -39,6 +39,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -114,8 +115,15 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		r.invalidSpec(profile, "spec.maxUpdate: "+err.Error())
 		return ctrl.Result{}, nil
 	}
-	wave := rollout.PlanWave(rolloutTargets(profile, matching, unavailable, byCluster), limit)
-	recordWave(&profile.Status, SpecHash(&profile.Spec), wave)
+	// Summaries deploy frozen copies of the content, so that a content edit is a change of
+	// their spec, rolled out as maxUpdate allows.
+	frozen, err := r.freezeContent(ctx, profile)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	content := freeze.Encode(frozen)
+	wave := rollout.PlanWave(rolloutTargets(profile, content, matching, unavailable, byCluster), limit)
+	recordWave(&profile.Status, versionHash(profile, content), wave)
 	write := map[string]bool{}
 	for _, names := range [][]string{wave.Start, wave.Updating, wave.Updated} {
 		for _, n := range names {
@@ -132,7 +140,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		if !write[name] && (limit > 0 || unavailable[cluster] == "") {
 			continue
 		}
-		res, err := r.ensureSummary(ctx, profile, cluster)
+		res, err := r.ensureSummary(ctx, profile, content, cluster)
 		switch {
 		case err != nil:
 			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
@@ -172,6 +180,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
 	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.collectCopies(ctx, profile, frozen, existing); err != nil {
 		return ctrl.Result{}, err
 	}
 	if pending || stale || retry {
@@ -250,6 +261,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A profile's dependencies are deployed wherever it is: tell them when it changes.
 		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("ConfigMap"))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
 		Named("clusterprofile").
 		Complete(r)
 }

@@ -19,6 +19,7 @@ package clusterprofile
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"maps"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,9 +30,13 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// SpecHash identifies a profile spec; updatingClusters and updatedClusters refer to it.
-func SpecHash(spec *configv1beta1.Spec) []byte {
-	data, _ := json.Marshal(spec) // a plain API struct: cannot fail
+// versionHash identifies what a profile rolls out, its spec and the content it reads;
+// updatingClusters and updatedClusters refer to it.
+func versionHash(profile *configv1beta1.ClusterProfile, content map[string]string) []byte {
+	data, _ := json.Marshal(struct {
+		Spec    *configv1beta1.Spec `json:"spec"`
+		Content map[string]string   `json:"content,omitempty"`
+	}{&profile.Spec, content}) // plain API structs: cannot fail
 	sum := sha256.Sum256(data)
 	return sum[:]
 }
@@ -39,12 +44,12 @@ func SpecHash(spec *configv1beta1.Spec) []byte {
 // rolloutTargets says where each matching cluster stands in the rollout of the profile's
 // current spec: pending (no summary, or one with an older spec), updating (the current spec,
 // not yet provisioned and healthy) or updated.
-func rolloutTargets(profile *configv1beta1.ClusterProfile, matching []clusterKey, unavailable map[clusterKey]string,
+func rolloutTargets(profile *configv1beta1.ClusterProfile, content map[string]string, matching []clusterKey, unavailable map[clusterKey]string,
 	summaries map[clusterKey]*configv1beta1.ClusterSummary) []rollout.Target {
 	targets := make([]rollout.Target, 0, len(matching))
 	for _, k := range matching {
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k]}
-		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(profile, cs) {
+		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(profile, content, cs) {
 			t.State = rollout.Updating
 			if clustersummary.Provisioned(cs) {
 				t.State = rollout.Updated
@@ -55,9 +60,10 @@ func rolloutTargets(profile *configv1beta1.ClusterProfile, matching []clusterKey
 	return targets
 }
 
-func runsCurrentSpec(profile *configv1beta1.ClusterProfile, cs *configv1beta1.ClusterSummary) bool {
+// runsCurrentSpec: the summary has the profile's spec and its current content.
+func runsCurrentSpec(profile *configv1beta1.ClusterProfile, content map[string]string, cs *configv1beta1.ClusterSummary) bool {
 	return profile.Spec.SyncMode == configv1beta1.SyncModeOneTime ||
-		equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+		(equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec) && maps.Equal(cs.Spec.FrozenContent, content))
 }
 
 // recordWave writes the rollout's progress to the profile status, as Sveltos does: the lists

@@ -38,7 +38,7 @@ func SummaryName(profile, cluster string) string {
 }
 
 // desiredSummary is the ClusterSummary the profile wants for one cluster.
-func desiredSummary(profile *configv1beta1.ClusterProfile, cluster clusterKey) *configv1beta1.ClusterSummary {
+func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) *configv1beta1.ClusterSummary {
 	cs := &configv1beta1.ClusterSummary{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      SummaryName(profile.Name, cluster.Name),
@@ -52,6 +52,7 @@ func desiredSummary(profile *configv1beta1.ClusterProfile, cluster clusterKey) *
 			ClusterName:        cluster.Name,
 			ClusterType:        libv1beta1.ClusterTypeSveltos,
 			ClusterProfileSpec: *profile.Spec.DeepCopy(),
+			FrozenContent:      content,
 		},
 	}
 	return cs
@@ -80,8 +81,8 @@ const (
 
 // ensureSummary creates the cluster's ClusterSummary or brings it in line with the profile.
 // With syncMode OneTime the spec is written once and never updated.
-func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, cluster clusterKey) (syncResult, error) {
-	want := desiredSummary(profile, cluster)
+func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) (syncResult, error) {
+	want := desiredSummary(profile, content, cluster)
 	have := &configv1beta1.ClusterSummary{}
 	err := r.Get(ctx, client.ObjectKeyFromObject(want), have)
 	if apierrors.IsNotFound(err) {

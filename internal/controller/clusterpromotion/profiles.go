@@ -84,7 +84,7 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
 		checks := addChecks || profile.Annotations[checksAnnotation] == version
 		profile.Spec = p.Spec.ProfileSpec.ToSpec(stage.ClusterSelector)
-		freezeSpec(&profile.Spec, frozen)
+		freeze.FreezeSpec(&profile.Spec, frozen)
 		if profile.Labels == nil {
 			profile.Labels = map[string]string{}
 		}
@@ -214,7 +214,7 @@ func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.
 		profile.Spec = configv1beta1.Spec{
 			ClusterSelector: stage.ClusterSelector, SyncMode: configv1beta1.SyncModeContinuous,
 			Tier: p.Spec.ProfileSpec.Tier, StopMatchingBehavior: configv1beta1.WithdrawPolicies,
-			PolicyRefs: frozenPolicyRefs(preHealthRefs(stage), frozen),
+			PolicyRefs: freeze.FrozenPolicyRefs(preHealthRefs(stage), frozen),
 		}
 		if profile.Labels == nil {
 			profile.Labels = map[string]string{}
@@ -299,7 +299,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 	}
 	if p.Spec.PreserveClusterProfilesOnDelete {
 		// The kept profiles still refer to the frozen content.
-		if err := freeze.Release(ctx, r.Client, p); err != nil {
+		if err := freeze.Release(ctx, r.Client, owner(p)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

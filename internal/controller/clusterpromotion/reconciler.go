@@ -171,7 +171,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st.LastStatusCheckTime = &now
 	// The current stage gets this version's content; the copies of earlier versions stay while
 	// a later stage, or a cluster a rolling update has not reached, still deploys them.
-	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), p, contents)
+	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), owner(p), contents)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -27,6 +27,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 )
 
@@ -98,7 +99,7 @@ func (d *deployment) chartInputs(ctx context.Context) ([]chartInput, error) {
 		}
 		in := chartInput{chart: hc, values: values}
 		for _, vf := range hc.ValuesFrom {
-			src, err := readSource(ctx, d.r, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, d.cs.Spec.ClusterNamespace)
+			src, err := readSource(ctx, d.r, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, d.cs.Spec.ClusterNamespace, freeze.Decode(d.cs.Spec.FrozenContent))
 			if err != nil {
 				return nil, err
 			}

@@ -29,6 +29,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 )
 
 // source is the content of a ConfigMap or Secret a profile refers to: its data, key by key.
@@ -53,17 +54,30 @@ func (s source) sortedKeys() []string {
 // readSource fetches a referenced ConfigMap or Secret from the management cluster. An empty
 // namespace means the cluster's namespace. A Secret deployed by policyRefs must have the type
 // reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
-func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, clusterNamespace string) (source, error) {
+//
+// copies maps references onto the frozen copies to read instead (see package freeze); a copy
+// that is gone reads as its original. Messages and hashes name the original either way.
+func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, clusterNamespace string,
+	copies map[freeze.Ref]string) (source, error) {
 	if namespace == "" {
 		namespace = clusterNamespace
 	}
 	src := source{Kind: kind, Namespace: namespace, Name: name}
 	key := client.ObjectKey{Namespace: namespace, Name: name}
+	get := func(obj client.Object) error {
+		if cp, ok := copies[freeze.Ref{Kind: kind, Namespace: namespace, Name: name}]; ok {
+			err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
+			if !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		return c.Get(ctx, key, obj)
+	}
 	var err error
 	switch kind {
 	case "ConfigMap":
 		cm := &corev1.ConfigMap{}
-		if err = c.Get(ctx, key, cm); err == nil {
+		if err = get(cm); err == nil {
 			src.Data = map[string][]byte{}
 			for k, v := range cm.Data {
 				src.Data[k] = []byte(v)
@@ -74,7 +88,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 		}
 	case "Secret":
 		secret := &corev1.Secret{}
-		if err = c.Get(ctx, key, secret); err == nil {
+		if err = get(secret); err == nil {
 			if profileContent && secret.Type != libv1beta1.ClusterProfileSecretType {
 				return src, permanent(fmt.Errorf("%s has type %q: Secrets deployed by a profile must have type %q",
 					src, secret.Type, libv1beta1.ClusterProfileSecretType))
@@ -108,7 +122,7 @@ func readPolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.C
 			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap and Secret references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
 		}
-		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace)
+		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
 		if err != nil {
 			return nil, err
 		}

@@ -39,11 +39,30 @@ import (
 
 // Labels and annotations of a copy.
 const (
-	// OwnerLabel names the rollout a copy was made for (a ClusterPromotion's name).
+	// OwnerLabel names the rollout a copy was made for: a ClusterPromotion's or a
+	// ClusterProfile's name.
 	OwnerLabel = "stagecoach.dev/frozen-for"
+	// OwnerKindLabel is the kind of that rollout.
+	OwnerKindLabel = "stagecoach.dev/frozen-for-kind"
 	// SourceAnnotation says what a copy was copied from: "ConfigMap namespace/name".
 	SourceAnnotation = "stagecoach.dev/frozen-from"
 )
+
+// Owner is the rollout copies are made for; they go with it.
+type Owner struct {
+	Object client.Object
+	Kind   string
+}
+
+func (o Owner) labels() map[string]string {
+	return map[string]string{OwnerLabel: o.Object.GetName(), OwnerKindLabel: o.Kind}
+}
+
+// IsCopy reports whether obj is a copy: a reference to it is frozen already.
+func IsCopy(obj client.Object) bool {
+	_, ok := obj.GetLabels()[OwnerLabel]
+	return ok
+}
 
 // Ref is a ConfigMap or Secret a version refers to.
 type Ref struct{ Kind, Namespace, Name string }
@@ -136,10 +155,10 @@ func copyName(ct Content) string {
 // Ensure makes the copy of each existing content, owned by owner and labelled for it, and
 // returns, for each ref it copied, the name of the copy (in the original's namespace). A copy
 // that exists already is used as it is: copies are immutable and named by their content.
-func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, contents []Content) (map[Ref]string, error) {
+func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, contents []Content) (map[Ref]string, error) {
 	names := map[Ref]string{}
 	for _, ct := range contents {
-		if ct.Object == nil {
+		if ct.Object == nil || IsCopy(ct.Object) {
 			continue
 		}
 		var cp client.Object
@@ -153,9 +172,9 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 		}
 		cp.SetNamespace(ct.Namespace)
 		cp.SetName(copyName(ct))
-		cp.SetLabels(map[string]string{OwnerLabel: owner.GetName()})
+		cp.SetLabels(owner.labels())
 		cp.SetAnnotations(map[string]string{SourceAnnotation: ct.String()})
-		if err := controllerutil.SetOwnerReference(owner, cp, scheme); err != nil {
+		if err := controllerutil.SetOwnerReference(owner.Object, cp, scheme); err != nil {
 			return nil, err
 		}
 		if err := c.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -167,7 +186,7 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 }
 
 // Collect deletes the copies made for the owner that keep does not list (by Ref of the copy).
-func Collect(ctx context.Context, c client.Client, owner string, keep map[Ref]bool) error {
+func Collect(ctx context.Context, c client.Client, owner Owner, keep map[Ref]bool) error {
 	copies, err := list(ctx, c, owner)
 	if err != nil {
 		return err
@@ -186,17 +205,18 @@ func Collect(ctx context.Context, c client.Client, owner string, keep map[Ref]bo
 // Release leaves the owner's copies to whoever still refers to them (profiles kept when their
 // promotion is deleted): they lose the owner's reference and label, so that neither garbage
 // collection nor Collect deletes them.
-func Release(ctx context.Context, c client.Client, owner client.Object) error {
-	copies, err := list(ctx, c, owner.GetName())
+func Release(ctx context.Context, c client.Client, owner Owner) error {
+	copies, err := list(ctx, c, owner)
 	if err != nil {
 		return err
 	}
 	for _, obj := range copies {
 		base := obj.DeepCopyObject().(client.Object)
 		refs := obj.GetOwnerReferences()
-		obj.SetOwnerReferences(slices.DeleteFunc(refs, func(o metav1.OwnerReference) bool { return o.UID == owner.GetUID() }))
+		obj.SetOwnerReferences(slices.DeleteFunc(refs, func(o metav1.OwnerReference) bool { return o.UID == owner.Object.GetUID() }))
 		labels := obj.GetLabels()
 		delete(labels, OwnerLabel)
+		delete(labels, OwnerKindLabel)
 		obj.SetLabels(labels)
 		if err := c.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("releasing the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
@@ -206,13 +226,13 @@ func Release(ctx context.Context, c client.Client, owner client.Object) error {
 }
 
 // list returns the copies made for the owner.
-func list(ctx context.Context, c client.Reader, owner string) ([]client.Object, error) {
+func list(ctx context.Context, c client.Reader, owner Owner) ([]client.Object, error) {
 	var cms corev1.ConfigMapList
-	if err := c.List(ctx, &cms, client.MatchingLabels{OwnerLabel: owner}); err != nil {
+	if err := c.List(ctx, &cms, client.MatchingLabels(owner.labels())); err != nil {
 		return nil, err
 	}
 	var secrets corev1.SecretList
-	if err := c.List(ctx, &secrets, client.MatchingLabels{OwnerLabel: owner}); err != nil {
+	if err := c.List(ctx, &secrets, client.MatchingLabels(owner.labels())); err != nil {
 		return nil, err
 	}
 	var out []client.Object

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterprofile
+
+import (
+	"context"
+	"slices"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+)
+
+func owner(profile *configv1beta1.ClusterProfile) freeze.Owner {
+	return freeze.Owner{Object: profile, Kind: "ClusterProfile"}
+}
+
+// freezeContent copies the ConfigMaps and Secrets the profile refers to (package freeze) and
+// returns the copies' names: the summaries get them in spec.frozenContent, and read through
+// them. A content edit is then a change of the summaries' spec, rolled out as maxUpdate allows.
+// References to copies made already (a promotion's stage profile refers to those) stay as
+// they are.
+func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.ClusterProfile) (map[freeze.Ref]string, error) {
+	contents, err := freeze.Read(ctx, r, freeze.SpecRefs(&profile.Spec))
+	if err != nil {
+		return nil, err
+	}
+	return freeze.Ensure(ctx, r.Client, r.Scheme(), owner(profile), contents)
+}
+
+// collectCopies deletes the copies that neither the current content nor any summary uses.
+func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.ClusterProfile, names map[freeze.Ref]string, summaries []configv1beta1.ClusterSummary) error {
+	keep := freeze.Keep(names)
+	for i := range summaries {
+		for ref, name := range freeze.Decode(summaries[i].Spec.FrozenContent) {
+			keep[freeze.Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
+		}
+	}
+	return freeze.Collect(ctx, r.Client, owner(profile), keep)
+}
+
+// profilesReading finds the profiles that read a ConfigMap or Secret, so that an edit to it is
+// rolled out at once.
+func (r *Reconciler) profilesReading(kind string) func(context.Context, client.Object) []reconcile.Request {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		if freeze.IsCopy(obj) {
+			return nil
+		}
+		var list configv1beta1.ClusterProfileList
+		if err := r.List(ctx, &list); err != nil {
+			return nil
+		}
+		ref := freeze.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		var out []reconcile.Request
+		for i := range list.Items {
+			if slices.Contains(freeze.SpecRefs(&list.Items[i].Spec), ref) {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: list.Items[i].Name}})
+			}
+		}
+		return out
+	}
+}
