@@ -255,22 +255,6 @@ func (r *Reconciler) ownedProfiles(ctx context.Context, p *configv1beta1.Cluster
 	return list.Items, err
 }
 
-// deleteRemovedStages deletes the profiles of stages the promotion no longer has.
-func (r *Reconciler) deleteRemovedStages(ctx context.Context, p *configv1beta1.ClusterPromotion) error {
-	profiles, err := r.ownedProfiles(ctx, p)
-	if err != nil {
-		return err
-	}
-	for i := range profiles {
-		if p.Spec.Stage(profiles[i].Annotations[configv1beta1.StageNameAnnotation]) == nil {
-			if err := client.IgnoreNotFound(r.Delete(ctx, &profiles[i])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // reconcileDelete withdraws what the promotion deployed — its profiles are deleted and their
 // summaries withdraw the content — unless preserveClusterProfilesOnDelete keeps them.
 func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {

@@ -162,7 +162,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolloutStarted, msg)
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRolloutStarted, msg)
-		if err := r.deleteRemovedStages(ctx, p); err != nil {
+		if err := r.retireRemovedStages(ctx, p); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -180,6 +180,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		return ctrl.Result{}, err
 	}
 	if err := r.collectCopies(ctx, p, frozen); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.handOverRetired(ctx, p); err != nil {
 		return ctrl.Result{}, err
 	}
 	state, err := r.provisioned(ctx, profile)
