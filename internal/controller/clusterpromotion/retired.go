@@ -94,8 +94,8 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 		left := slices.DeleteFunc(slices.Clone(pr.Spec.ClusterRefs), func(ref corev1.ObjectReference) bool {
 			return covered[ref.Namespace+"/"+ref.Name]
 		})
-		if len(left) == len(pr.Spec.ClusterRefs) {
-			continue
+		if len(left) > 0 && len(left) == len(pr.Spec.ClusterRefs) {
+			continue // nothing to let go
 		}
 		if err := r.leaveContent(ctx, pr, covered); err != nil {
 			return err
