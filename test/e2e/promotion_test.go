@@ -393,3 +393,34 @@ func TestMisspelledTriggerIsRefused(t *testing.T) {
 		return nil
 	})
 }
+
+// TestStageMatchingNoClusterIsReported: a stage whose selector matches no cluster passes at once,
+// as upstream says, but the promotion says so in the stage's failureMessage and a Warning Event,
+// since it is more often a typo than a wish.
+func TestStageMatchingNoClusterIsReported(t *testing.T) {
+	t.Parallel()
+	const name = "e2e-promo-empty"
+	createConfigMap(t, name, map[string]string{"cm.yaml": configMapManifest(name, "settings", "v1")})
+	p := promotion(name, name, stage("typo", "stagign", nil), stage("dev", "dev", nil))
+	createPromotion(t, p)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, name)
+		if err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) || len(got.Status.Stages) != 2 {
+			return fmt.Errorf("not complete: %+v", got.Status)
+		}
+		if msg := got.Status.Stages[0].FailureMessage; msg == nil || !strings.HasPrefix(*msg, "No cluster matches the stage's clusterSelector") {
+			return fmt.Errorf("typo stage's failureMessage %v", msg)
+		}
+		return nil
+	})
+	got, err := getPromotion(t.Context(), t, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := testenv.ExpectEvent(t, timeout, testenv.Client(t), got, "StageMatchesNoCluster"); e.Type != "Warning" || !strings.Contains(e.Note, "stage typo") {
+		t.Errorf("event %s: %s", e.Type, e.Note)
+	}
+}

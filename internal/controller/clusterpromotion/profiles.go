@@ -123,6 +123,8 @@ type stageState struct {
 	blocked bool
 	// regressed is set when a reachable cluster fails: its deployment or a health check.
 	regressed bool
+	// empty is set when the stage matches no cluster: it is done, and waitingOn says so.
+	empty bool
 	// failed is a failure that will not be retried on the current spec (a deployment failed
 	// for good, a profile spec that cannot be rolled out), naming where it comes from; empty
 	// when there is none.
@@ -151,6 +153,11 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
 	st := stageState{done: true}
+	if len(profile.Status.MatchingClusterRefs) == 0 {
+		// Done at once, as upstream says; but a selector matching nothing is more often a typo
+		// than a wish, so it is said.
+		st.waitingOn, st.empty = "No cluster matches the stage's clusterSelector: the stage deploys nothing.", true
+	}
 	wait := func(msg string, blocked bool) {
 		// The first failure says more than the first cluster still at work.
 		if st.done || (blocked && !st.blocked) {

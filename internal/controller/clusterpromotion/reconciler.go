@@ -62,7 +62,9 @@ const (
 	// check fails and is being retried. The Warning Event comes once per new message.
 	ReasonStageBlocked     = "StageBlocked"
 	ReasonDeploymentFailed = "DeploymentFailed"
-	ReasonInvalidWindow    = "InvalidPromotionWindow"
+	// ReasonStageMatchesNoCluster: a stage's selector matches no cluster; it passes at once.
+	ReasonStageMatchesNoCluster = "StageMatchesNoCluster"
+	ReasonInvalidWindow         = "InvalidPromotionWindow"
 	// ReasonInvalidSpec: a field of the spec cannot be acted on as written; the message names it.
 	ReasonInvalidSpec = "InvalidSpec"
 	ReasonError       = "Error"
@@ -249,6 +251,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st.FailureMessage = nil
 	if state.waitingOn != "" {
 		st.FailureMessage = &state.waitingOn
+	}
+	if state.empty {
+		r.warnOnce(p, ReasonStageMatchesNoCluster, fmt.Sprintf("stage %s: %s", stage.Name, state.waitingOn))
 	}
 	return r.act(ctx, p, idx, decision, blocked, frozen, now)
 }
