@@ -144,10 +144,14 @@ func Digest(contents []Content) []byte {
 	return sum(entries)
 }
 
-// copyName names the copy of a content: the original's name and a hash of what it holds, so
-// that equal contents share one copy and an edit makes another.
-func copyName(ct Content) string {
-	suffix := "-" + hex.EncodeToString(sum(payload(ct.Object)))[:10]
+// copyName names the copy of a content for an owner: the original's name and a hash of the
+// owner and what it holds, so that an owner's equal contents share one copy, an edit makes
+// another, and two rollouts reading the same object never share (nor delete) each other's copy.
+func copyName(ct Content, owner Owner) string {
+	suffix := "-" + hex.EncodeToString(sum(struct {
+		Owner   map[string]string `json:"owner"`
+		Payload any               `json:"payload"`
+	}{owner.labels(), payload(ct.Object)}))[:10]
 	const maxName = 253
 	return strings.TrimRight(ct.Name[:min(len(ct.Name), maxName-len(suffix))], "-.") + suffix
 }
@@ -171,7 +175,14 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 			*cp.(*corev1.Secret).Immutable = true
 		}
 		cp.SetNamespace(ct.Namespace)
-		cp.SetName(copyName(ct))
+		cp.SetName(copyName(ct, owner))
+		names[ct.Ref] = cp.GetName()
+		existing := cp.DeepCopyObject().(client.Object)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cp), existing); err == nil {
+			continue // made already (a read from the cache: most reconciles write nothing here)
+		} else if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading the copy of %s: %w", ct.Ref, err)
+		}
 		cp.SetLabels(owner.labels())
 		cp.SetAnnotations(map[string]string{SourceAnnotation: ct.String()})
 		if err := controllerutil.SetOwnerReference(owner.Object, cp, scheme); err != nil {
@@ -180,7 +191,6 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 		if err := c.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("copying %s: %w", ct.Ref, err)
 		}
-		names[ct.Ref] = cp.GetName()
 	}
 	return names, nil
 }

@@ -50,11 +50,16 @@ func TestDigestFollowsContent(t *testing.T) {
 }
 
 func TestCopyName(t *testing.T) {
-	v1, v2 := copyName(configMap("settings", "v1")), copyName(configMap("settings", "v2"))
+	owner := Owner{Object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "rollout"}}, Kind: "ClusterPromotion"}
+	other := Owner{Object: owner.Object, Kind: "ClusterProfile"}
+	v1, v2 := copyName(configMap("settings", "v1"), owner), copyName(configMap("settings", "v2"), owner)
 	if !strings.HasPrefix(v1, "settings-") || len(v1) != len("settings-")+10 || v1 == v2 {
 		t.Errorf("copy names %q and %q", v1, v2)
 	}
-	long := copyName(configMap(strings.Repeat("x", 253), "v1"))
+	if v1 != copyName(configMap("settings", "v1"), owner) || v1 == copyName(configMap("settings", "v1"), other) {
+		t.Error("a copy's name must follow its content and its owner")
+	}
+	long := copyName(configMap(strings.Repeat("x", 253), "v1"), owner)
 	if len(long) > 253 {
 		t.Errorf("copy name of %d characters", len(long))
 	}
