@@ -59,14 +59,14 @@ func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.C
 // rolled out at once.
 func (r *Reconciler) profilesReading(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		if freeze.IsCopy(obj) {
+		ref, original := freeze.Original(kind, obj)
+		if !original {
 			return nil
 		}
 		var list configv1beta1.ClusterProfileList
 		if err := r.List(ctx, &list); err != nil {
 			return nil
 		}
-		ref := freeze.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 		var out []reconcile.Request
 		for i := range list.Items {
 			if slices.Contains(freeze.SpecRefs(&list.Items[i].Spec), ref) {

@@ -25,18 +25,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
@@ -89,53 +84,23 @@ func (s *faultyStatus) Patch(ctx context.Context, obj client.Object, p client.Pa
 // approvalPromotion is dev then prod, each behind a manual approval.
 func approvalPromotion(t *testing.T, name string) *configv1beta1.ClusterPromotion {
 	t.Helper()
-	c := testenv.Client(t)
-	manifest := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %[1]s\n  namespace: default\ndata:\n  value: v1\n", name)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: map[string]string{"cm.yaml": manifest}}
-	if err := c.Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
 	manual := func() *configv1beta1.Trigger {
 		return &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{Approved: new(bool)}}
 	}
-	p.Spec.Stages = []configv1beta1.Stage{{Name: "dev", Trigger: manual()}, {Name: "prod", Trigger: manual()}}
-	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
-	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	// Registered after the test's manager started, so it runs while the controller still does.
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = c.Delete(ctx, p)
-		_ = c.Delete(ctx, cm)
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("promotion still there: %v", err)
-			}
-			return nil
-		})
-	})
+	p := devThenProd(name, manual(), manual())
+	create(t, p, content(name, "v1"))
 	return p
 }
 
 func approve(t *testing.T, p *configv1beta1.ClusterPromotion, stage int) {
 	t.Helper()
-	ops := fmt.Sprintf(`[{"op": "replace", "path": "/spec/stages/%d/trigger/manual/approved", "value": true}]`, stage)
-	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, p, fmt.Sprintf(`[{"op": "replace", "path": "/spec/stages/%d/trigger/manual/approved", "value": true}]`, stage))
 }
 
 // newVersion edits the profile spec: the rollout starts again at dev.
 func newVersion(t *testing.T, p *configv1beta1.ClusterPromotion, tier int32) {
 	t.Helper()
-	ops := fmt.Sprintf(`[{"op": "add", "path": "/spec/profileSpec/tier", "value": %d}]`, tier)
-	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, p, fmt.Sprintf(`[{"op": "add", "path": "/spec/profileSpec/tier", "value": %d}]`, tier))
 }
 
 // awaits waits until the promotion, on the version whose profileSpec sets tier, waits for the
@@ -179,9 +144,7 @@ func approvedStages(p *configv1beta1.ClusterPromotion) []string {
 
 func startWithFaults(t *testing.T) *faults {
 	f := &faults{}
-	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second})
-	}, f.tweak)
+	startController(t, nil, f.tweak)
 	return f
 }
 

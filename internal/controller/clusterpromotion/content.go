@@ -52,11 +52,7 @@ func owner(p *configv1beta1.ClusterPromotion) freeze.Owner {
 
 // collectCopies deletes the copies no profile of the promotion, and no ClusterSummary of those
 // profiles (one a rolling update has not reached yet, say), refers to any more.
-func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.ClusterPromotion, current map[freeze.Ref]string) error {
-	profiles, err := r.ownedProfiles(ctx, p)
-	if err != nil {
-		return err
-	}
+func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.ClusterPromotion, current map[freeze.Ref]string, profiles []configv1beta1.ClusterProfile) error {
 	var summaries configv1beta1.ClusterSummaryList
 	if err := r.List(ctx, &summaries, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name}); err != nil {
 		return err
@@ -75,14 +71,14 @@ func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.Cluster
 // edit to it starts a new version at once.
 func (r *Reconciler) promotionsReading(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		if freeze.IsCopy(obj) {
+		ref, original := freeze.Original(kind, obj)
+		if !original {
 			return nil
 		}
 		var list configv1beta1.ClusterPromotionList
 		if err := r.List(ctx, &list); err != nil {
 			return nil
 		}
-		ref := freeze.Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 		var out []reconcile.Request
 		for i := range list.Items {
 			if slices.Contains(contentRefs(&list.Items[i]), ref) {

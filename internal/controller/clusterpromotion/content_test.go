@@ -25,14 +25,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
@@ -43,40 +40,11 @@ import (
 func TestContentEditStartsANewVersion(t *testing.T) {
 	c := testenv.Client(t)
 	clock := &testenv.Clock{}
-	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second, Now: clock.Now})
-	})
+	startController(t, clock)
 	const name = "content-edit"
-	manifest := func(value string) map[string]string {
-		return map[string]string{"cm.yaml": fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: default\ndata:\n  value: %s\n", name, value)}
-	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: manifest("v1")}
-	if err := c.Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
-	const soak = time.Hour
-	p.Spec.Stages = []configv1beta1.Stage{
-		{Name: "dev", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: &metav1.Duration{Duration: soak}}}},
-		{Name: "prod"},
-	}
-	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
-	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = c.Delete(ctx, p)
-		_ = c.Delete(ctx, cm)
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("promotion still there: %v", err)
-			}
-			return nil
-		})
-	})
+	const soakTime = time.Hour
+	p := devThenProd(name, soak(soakTime), nil)
+	cm := create(t, p, content(name, "v1"))
 	valueOn := func(cluster, want string) {
 		t.Helper()
 		cms := kubernetes.NewForConfigOrDie(managed(t, cluster)).CoreV1().ConfigMaps("default")
@@ -106,7 +74,7 @@ func TestContentEditStartsANewVersion(t *testing.T) {
 	}
 	complete := func() {
 		t.Helper()
-		clock.Advance(soak + time.Second)
+		clock.Advance(soakTime + time.Second)
 		poke(t, p)
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			got := &configv1beta1.ClusterPromotion{}
@@ -123,7 +91,7 @@ func TestContentEditStartsANewVersion(t *testing.T) {
 	complete()
 	valueOn("prod", "v1")
 
-	cm.Data = manifest("v2")
+	cm.Data = content(name, "v2")
 	if err := c.Update(t.Context(), cm); err != nil {
 		t.Fatal(err)
 	}
@@ -139,18 +107,9 @@ func TestContentEditStartsANewVersion(t *testing.T) {
 		if err := c.List(ctx, &copies, client.MatchingLabels{freeze.OwnerLabel: name}); err != nil {
 			return err
 		}
-		if len(copies.Items) != 1 || copies.Items[0].Data["cm.yaml"] != manifest("v2")["cm.yaml"] {
+		if len(copies.Items) != 1 || copies.Items[0].Data["cm.yaml"] != content(name, "v2")["cm.yaml"] {
 			return fmt.Errorf("%d copies", len(copies.Items))
 		}
 		return nil
 	})
-}
-
-func completedPromotion(p *configv1beta1.ClusterPromotion) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == configv1beta1.PromotionReadyCondition && c.Status == metav1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }

@@ -28,14 +28,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
@@ -46,45 +43,14 @@ import (
 func TestUnreachableStageIsNotDone(t *testing.T) {
 	c := testenv.Client(t)
 	clock := &testenv.Clock{}
-	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second, Now: clock.Now})
-	})
+	startController(t, clock)
 	const name = "gate-unreachable"
-	manifest := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: default\ndata:\n  value: v1\n", name)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: map[string]string{"cm.yaml": manifest}}
-	if err := c.Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
-	const soak = time.Hour
-	p.Spec.Stages = []configv1beta1.Stage{
-		{Name: "dev", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: &metav1.Duration{Duration: soak}}}},
-		{Name: "prod"},
-	}
-	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
-	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		testenv.Recover(t)
-		ctx := context.Background()
-		_ = c.Delete(ctx, p)
-		_ = c.Delete(ctx, cm)
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("promotion still there: %v", err)
-			}
-			return nil
-		})
-	})
-	get := func(ctx context.Context) (*configv1beta1.ClusterPromotion, error) {
-		got := &configv1beta1.ClusterPromotion{}
-		return got, c.Get(ctx, client.ObjectKeyFromObject(p), got)
-	}
+	const soakTime = time.Hour
+	p := devThenProd(name, soak(soakTime), nil)
+	create(t, p, content(name, "v1"))
+	t.Cleanup(func() { testenv.Recover(t) })
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got, err := get(ctx)
+		got, err := get(ctx, t, p)
 		if err != nil {
 			return err
 		}
@@ -107,11 +73,11 @@ func TestUnreachableStageIsNotDone(t *testing.T) {
 		}
 		return nil
 	})
-	soakEnd := clock.Now().Add(soak)
-	clock.Advance(soak + time.Second)
+	soakEnd := clock.Now().Add(soakTime)
+	clock.Advance(soakTime + time.Second)
 	poke(t, p)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got, err := get(ctx)
+		got, err := get(ctx, t, p)
 		if err != nil {
 			return err
 		}
@@ -133,7 +99,7 @@ func TestUnreachableStageIsNotDone(t *testing.T) {
 
 	testenv.Recover(t)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got, err := get(ctx)
+		got, err := get(ctx, t, p)
 		if err != nil {
 			return err
 		}
@@ -150,9 +116,7 @@ func TestUnreachableStageIsNotDone(t *testing.T) {
 func TestRegressionDuringSoakRestartsIt(t *testing.T) {
 	c := testenv.Client(t)
 	clock := &testenv.Clock{}
-	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second, Now: clock.Now})
-	})
+	startController(t, clock)
 	const name = "gate-soak"
 	// The check looks at an object of dev's own, which the promotion does not deploy: the test
 	// breaks and repairs it by hand.
@@ -172,40 +136,18 @@ func TestRegressionDuringSoakRestartsIt(t *testing.T) {
 	health("yes")
 	t.Cleanup(func() { _ = dev.Delete(context.Background(), name, metav1.DeleteOptions{}) })
 
-	manifest := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-content\n  namespace: default\ndata:\n  value: v1\n", name)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: map[string]string{"cm.yaml": manifest}}
-	if err := c.Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
+	const soakTime = time.Hour
+	p := devThenProd(name, soak(soakTime), nil)
 	p.Spec.ProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{
 		Name: "dev-ready", FeatureID: libv1beta1.FeatureResources, Version: "v1", Kind: "ConfigMap", Namespace: "default",
 		LabelFilters: []libv1beta1.LabelFilter{{Key: "role", Operation: libv1beta1.OperationEqual, Value: name}},
 		EvaluateCEL:  []libv1beta1.CELRule{{Name: "ready", Rule: "self.data.ready == 'yes'"}},
 	}}
-	const soak = time.Hour
-	p.Spec.Stages = []configv1beta1.Stage{
-		{Name: "dev", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: &metav1.Duration{Duration: soak}}}},
-		{Name: "prod"},
-	}
-	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
 	// Only dev runs the check: prod has no such object.
 	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "none"}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = c.Delete(ctx, p)
-		_ = c.Delete(ctx, cm)
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("promotion still there: %v", err)
-			}
-			return nil
-		})
-	})
+	// The deployed ConfigMap has a name of its own: dev's object named after the test is the
+	// one the check reads.
+	create(t, p, content(name+"-content", "v1"))
 	devStage := func(check func(*configv1beta1.ClusterPromotion, configv1beta1.StageStatus) error) *configv1beta1.ClusterPromotion {
 		t.Helper()
 		var got *configv1beta1.ClusterPromotion
@@ -237,10 +179,10 @@ func TestRegressionDuringSoakRestartsIt(t *testing.T) {
 		return nil
 	})
 	// The first soak would have ended now; the stage still fails, and stays.
-	clock.Advance(soak + time.Second)
+	clock.Advance(soakTime + time.Second)
 	poke(t, p)
 	devStage(func(got *configv1beta1.ClusterPromotion, st configv1beta1.StageStatus) error {
-		if st.LastStatusCheckTime == nil || st.LastStatusCheckTime.Time.Before(first.Add(soak)) {
+		if st.LastStatusCheckTime == nil || st.LastStatusCheckTime.Time.Before(first.Add(soakTime)) {
 			return fmt.Errorf("not looked at since the clock moved: %+v", st)
 		}
 		return nil
@@ -248,10 +190,10 @@ func TestRegressionDuringSoakRestartsIt(t *testing.T) {
 
 	health("yes")
 	second := devStage(soaking).Status.Stages[0].LastSuccessfulAppliedTime
-	if !second.After(first.Add(soak)) {
+	if !second.After(first.Add(soakTime)) {
 		t.Fatalf("the soak did not start again: first %v, second %v", first, second)
 	}
-	clock.Advance(soak + time.Second)
+	clock.Advance(soakTime + time.Second)
 	poke(t, p)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		got := &configv1beta1.ClusterPromotion{}
@@ -263,14 +205,4 @@ func TestRegressionDuringSoakRestartsIt(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// poke edits the promotion so that the controller looks at it now: it waits for the end of a
-// soak on the real clock, which knows nothing of the test's moves of the controller's clock.
-func poke(t *testing.T, p *configv1beta1.ClusterPromotion) {
-	t.Helper()
-	at := fmt.Sprintf(`{"metadata":{"annotations":{"test/poke":%q}}}`, time.Now().Format(time.RFC3339Nano))
-	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.MergePatchType, []byte(at))); err != nil {
-		t.Fatal(err)
-	}
 }

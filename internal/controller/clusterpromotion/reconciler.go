@@ -181,10 +181,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.collectCopies(ctx, p, frozen); err != nil {
+	owned, err := r.ownedProfiles(ctx, p)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.handOverRetired(ctx, p); err != nil {
+	if err := r.collectCopies(ctx, p, frozen, owned); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.handOverRetired(ctx, p, owned); err != nil {
 		return ctrl.Result{}, err
 	}
 	state, err := r.provisioned(ctx, profile)

@@ -67,11 +67,7 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 // handOverRetired narrows each retired profile to the clusters that no stage reached by the
 // current version covers; a retired profile left with none is deleted, and leaves its content
 // to the stages that cover its clusters now.
-func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.ClusterPromotion) error {
-	profiles, err := r.ownedProfiles(ctx, p)
-	if err != nil {
-		return err
-	}
+func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.ClusterPromotion, profiles []configv1beta1.ClusterProfile) error {
 	byName := map[string]*configv1beta1.ClusterProfile{}
 	for i := range profiles {
 		byName[profiles[i].Name] = &profiles[i]

@@ -22,18 +22,14 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
@@ -42,34 +38,10 @@ import (
 // UID), and the removed stage's content stays on its cluster.
 func TestRemovedStageNeverUninstalls(t *testing.T) {
 	c := testenv.Client(t)
-	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second})
-	})
+	startController(t, nil)
 	const name = "retire"
-	manifest := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: default\ndata:\n  value: v1\n", name)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Data: map[string]string{"cm.yaml": manifest}}
-	if err := c.Create(t.Context(), cm); err != nil {
-		t.Fatal(err)
-	}
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
-	p.Spec.Stages = []configv1beta1.Stage{{Name: "dev"}, {Name: "prod"}}
-	p.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
-	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = c.Delete(ctx, p)
-		_ = c.Delete(ctx, cm)
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(p), &configv1beta1.ClusterPromotion{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("promotion still there: %v", err)
-			}
-			return nil
-		})
-	})
+	p := devThenProd(name, nil, nil)
+	create(t, p, content(name, "v1"))
 	completeWith := func(stages ...string) {
 		t.Helper()
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
@@ -95,16 +67,10 @@ func TestRemovedStageNeverUninstalls(t *testing.T) {
 		}
 		return got
 	}
-	edit := func(ops string) {
-		t.Helper()
-		if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
-			t.Fatal(err)
-		}
-	}
 	completeWith("dev", "prod")
 	dev, prod := deployed("dev").UID, deployed("prod").UID
 
-	edit(`[{"op": "replace", "path": "/spec/stages/0/name", "value": "development"}]`)
+	edit(t, p, `[{"op": "replace", "path": "/spec/stages/0/name", "value": "development"}]`)
 	completeWith("development", "prod")
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := c.Get(ctx, client.ObjectKey{Name: name + "-dev"}, &configv1beta1.ClusterProfile{}); !apierrors.IsNotFound(err) {
@@ -116,7 +82,7 @@ func TestRemovedStageNeverUninstalls(t *testing.T) {
 		t.Fatal("renaming the stage deleted what dev runs")
 	}
 
-	edit(`[{"op": "remove", "path": "/spec/stages/1"}]`)
+	edit(t, p, `[{"op": "remove", "path": "/spec/stages/1"}]`)
 	completeWith("development")
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		retired := &configv1beta1.ClusterProfile{}

@@ -64,6 +64,12 @@ func IsCopy(obj client.Object) bool {
 	return ok
 }
 
+// Original is the reference to obj, a ConfigMap or Secret of the given kind, unless obj is a
+// copy: an edit to an original is what a watch on referenced content looks for.
+func Original(kind string, obj client.Object) (Ref, bool) {
+	return Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}, !IsCopy(obj)
+}
+
 // Ref is a ConfigMap or Secret a version refers to.
 type Ref struct{ Kind, Namespace, Name string }
 
