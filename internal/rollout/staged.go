@@ -157,7 +157,8 @@ func MaxConcurrency(v *intstr.IntOrString, total int) (int, error) {
 
 // AfterStageTasks is the state of a stage's after-stage tasks once all its clusters are updated.
 type AfterStageTasks struct {
-	// WaitingSince is when the stage's clusters were all updated: TimedWait tasks count from it.
+	// WaitingSince is when the stage's clusters were all updated: TimedWait tasks count from the
+	// end of that second.
 	WaitingSince time.Time
 	// WaitTimes are the waitTimes of the TimedWait tasks.
 	WaitTimes []time.Duration
@@ -180,7 +181,7 @@ type TasksDecision struct {
 func DecideAfterStageTasks(t AfterStageTasks, now time.Time) TasksDecision {
 	d := TasksDecision{Done: true}
 	for _, w := range t.WaitTimes {
-		end := t.WaitingSince.Add(w)
+		end := soakEnd(t.WaitingSince, w)
 		elapsed := !now.Before(end)
 		d.WaitsElapsed = append(d.WaitsElapsed, elapsed)
 		if !elapsed {

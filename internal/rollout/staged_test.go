@@ -162,20 +162,25 @@ func TestDecideAfterStageTasks(t *testing.T) {
 		now:  start,
 		want: TasksDecision{Done: true},
 	}, {
-		name:  "wait running: requeue at its end",
+		name:  "wait running: requeue at its end, counted from the end of the second it started in",
 		tasks: AfterStageTasks{WaitingSince: start, WaitTimes: []time.Duration{time.Minute}},
 		now:   start.Add(20 * time.Second),
-		want:  TasksDecision{WaitsElapsed: []bool{false}, RequeueAt: start.Add(time.Minute)},
+		want:  TasksDecision{WaitsElapsed: []bool{false}, RequeueAt: start.Add(time.Minute + time.Second)},
+	}, {
+		name:  "a stored time is truncated to the second: the wait is never cut short",
+		tasks: AfterStageTasks{WaitingSince: start.Add(300 * time.Millisecond).Truncate(time.Second), WaitTimes: []time.Duration{time.Minute}},
+		now:   start.Add(time.Minute + 900*time.Millisecond),
+		want:  TasksDecision{WaitsElapsed: []bool{false}, RequeueAt: start.Add(time.Minute + time.Second)},
 	}, {
 		name:  "wait over",
 		tasks: AfterStageTasks{WaitingSince: start, WaitTimes: []time.Duration{time.Minute}},
-		now:   start.Add(time.Minute),
+		now:   start.Add(time.Minute + time.Second),
 		want:  TasksDecision{WaitsElapsed: []bool{true}, Done: true},
 	}, {
 		name:  "approved during the wait: still waiting, and the wait goes on by itself",
 		tasks: AfterStageTasks{WaitingSince: start, WaitTimes: []time.Duration{time.Minute}, Approvals: []bool{true}},
 		now:   start.Add(time.Second),
-		want:  TasksDecision{WaitsElapsed: []bool{false}, RequeueAt: start.Add(time.Minute)},
+		want:  TasksDecision{WaitsElapsed: []bool{false}, RequeueAt: start.Add(time.Minute + time.Second)},
 	}, {
 		name:  "wait over, not approved: waits for the approval only",
 		tasks: AfterStageTasks{WaitingSince: start, WaitTimes: []time.Duration{time.Minute}, Approvals: []bool{false}},

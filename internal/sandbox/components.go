@@ -75,7 +75,7 @@ func (l layout) apiserver(st *state, c *clusterState) *process {
 		l.bin("kube-apiserver"),
 		"--etcd-servers=http://127.0.0.1:" + itoa(st.EtcdPort),
 		// One etcd serves every cluster; each cluster keeps its objects under its own prefix.
-		"--etcd-prefix=/stagecoach-sandbox/" + c.Name,
+		"--etcd-prefix=" + EtcdPrefix + c.Name,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + itoa(c.APIServerPort),

@@ -101,7 +101,14 @@ type Fleet struct {
 	Dir        string
 	Management Cluster
 	Managed    []Cluster
+	// Etcd is the client URL of the etcd every cluster stores its objects in, each under
+	// EtcdPrefix followed by its name and a slash.
+	Etcd string
 }
+
+// EtcdPrefix starts the etcd key of every object of every cluster of a sandbox.
+const EtcdPrefix = "/stagecoach-sandbox/"
+
 
 // Cluster is one running cluster of a sandbox.
 type Cluster struct {
@@ -216,7 +223,7 @@ func Load(dir string) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	fleet := &Fleet{Dir: dir}
+	fleet := &Fleet{Dir: dir, Etcd: "http://127.0.0.1:" + itoa(st.EtcdPort)}
 	for _, c := range st.Clusters {
 		cfg, err := restConfig(l.kubeconfig(c.Name))
 		if err != nil {

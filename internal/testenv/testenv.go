@@ -51,9 +51,15 @@ var options sandbox.Options
 // Recover restarts whatever process of the fleet is no longer running (see sandbox.Kill).
 func Recover(t testing.TB) {
 	t.Helper()
-	if _, err := sandbox.Up(context.Background(), options); err != nil {
+	if err := Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Restart is Recover for code that has no test to fail.
+func Restart(ctx context.Context) error {
+	_, err := sandbox.Up(ctx, options)
+	return err
 }
 
 // Main starts a sandbox with the given managed clusters, runs the tests and tears it down.

@@ -1,0 +1,172 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package chaos judges crash trials. A Recorder follows the storage of a sandbox fleet (one etcd
+// that every cluster's kube-apiserver writes under its own prefix), so the verdict rests on the
+// managed clusters' own records, in the order etcd committed them, and keeps recording while an
+// API server or the controller is down. Check replays those records against what a rollout
+// promises: stage order, soak, approvals, how many clusters update at once, nothing removed,
+// every cluster on the new version at the end.
+package chaos
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// Write is one committed write to a watched object of a managed cluster.
+type Write struct {
+	// Rev is etcd's revision of the write: one order for every cluster of the fleet.
+	Rev int64
+	// At is when the recorder received it.
+	At      time.Time
+	Cluster string
+	// Resource, Namespace and Name locate the object: "deployments", "configmaps", "secrets".
+	Resource, Namespace, Name string
+	Deleted                   bool
+	// Object is the decoded object, nil for a deletion.
+	Object runtime.Object
+}
+
+// Recorder keeps every write to the watched namespaces of the fleet's clusters.
+type Recorder struct {
+	prefix     string
+	namespaces []string
+	decoder    runtime.Decoder
+
+	mu      sync.Mutex
+	initial []Write
+	writes  []Write
+	err     error
+}
+
+// Record connects to the fleet's etcd at endpoint, reads the current state of the given
+// namespaces under keyPrefix (e.g. "/stagecoach-sandbox/") and follows every later write until
+// ctx ends.
+func Record(ctx context.Context, endpoint, keyPrefix string, namespaces ...string) (*Recorder, error) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to etcd: %w", err)
+	}
+	r := &Recorder{prefix: keyPrefix, namespaces: namespaces,
+		decoder: protobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme)}
+	resp, err := cli.Get(ctx, keyPrefix, clientv3.WithPrefix())
+	if err != nil {
+		cli.Close()
+		return nil, fmt.Errorf("reading the fleet's state: %w", err)
+	}
+	now := time.Now()
+	for _, kv := range resp.Kvs {
+		if w, ok := r.decode(string(kv.Key), kv.Value, kv.ModRevision, now, false); ok {
+			r.initial = append(r.initial, w)
+		}
+	}
+	watch := cli.Watch(clientv3.WithRequireLeader(ctx), keyPrefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
+	go func() {
+		defer cli.Close()
+		for resp := range watch {
+			if err := resp.Err(); err != nil {
+				r.fail(err)
+				return
+			}
+			r.take(resp.Events)
+		}
+		if ctx.Err() == nil {
+			r.fail(fmt.Errorf("the etcd watch ended"))
+		}
+	}()
+	return r, nil
+}
+
+func (r *Recorder) take(events []*clientv3.Event) {
+	now := time.Now()
+	var ws []Write
+	for _, ev := range events {
+		if w, ok := r.decode(string(ev.Kv.Key), ev.Kv.Value, ev.Kv.ModRevision, now, ev.Type == clientv3.EventTypeDelete); ok {
+			ws = append(ws, w)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writes = append(r.writes, ws...)
+}
+
+func (r *Recorder) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = fmt.Errorf("recording the fleet: %w", err)
+	}
+}
+
+// decode keeps writes to deployments, configmaps and secrets of the watched namespaces. Keys are
+// <prefix><cluster>/<resource>/<namespace>/<name>.
+func (r *Recorder) decode(key string, value []byte, rev int64, at time.Time, deleted bool) (Write, bool) {
+	parts := strings.Split(strings.TrimPrefix(key, r.prefix), "/")
+	if len(parts) != 4 || !slices.Contains([]string{"deployments", "configmaps", "secrets"}, parts[1]) ||
+		!slices.Contains(r.namespaces, parts[2]) {
+		return Write{}, false
+	}
+	w := Write{Rev: rev, At: at, Cluster: parts[0], Resource: parts[1], Namespace: parts[2], Name: parts[3], Deleted: deleted}
+	if !deleted {
+		obj, _, err := r.decoder.Decode(value, nil, nil)
+		if err != nil {
+			r.fail(fmt.Errorf("decoding %s: %w", key, err))
+			return Write{}, false
+		}
+		w.Object = obj
+	}
+	return w, true
+}
+
+// Since returns the state recorded before the recorder started, the writes recorded since, and
+// the first error that stopped the recording.
+func (r *Recorder) Since() (initial, writes []Write, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.initial, r.writes[:len(r.writes):len(r.writes)], r.err
+}
+
+// Mark starts a new window: what was recorded so far becomes the initial state and the writes
+// start empty, keeping only the last write of each object. A trial marks before it changes
+// anything.
+func (r *Recorder) Mark() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	type key struct{ cluster, resource, namespace, name string }
+	last := map[key]Write{}
+	for _, w := range append(r.initial, r.writes...) {
+		last[key{w.Cluster, w.Resource, w.Namespace, w.Name}] = w
+	}
+	r.initial = r.initial[:0:0]
+	for _, w := range last {
+		if !w.Deleted {
+			r.initial = append(r.initial, w)
+		}
+	}
+	slices.SortFunc(r.initial, func(a, b Write) int { return cmp.Compare(a.Rev, b.Rev) })
+	r.writes = nil
+}

@@ -1,0 +1,300 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/chaos"
+	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+// TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),
+// each a spec change and a ConfigMap edit, through both dialects at once while the controller is
+// SIGKILLed every few seconds; odd trials also stop a staging cluster's API server mid-wave, even
+// ones the management cluster's. CHAOS_SEED replays a run's random choices.
+func TestCrashTrials(t *testing.T) {
+	trials := envInt(t, "CHAOS_TRIALS", 2)
+	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
+	t.Logf("CHAOS_SEED=%d", seed)
+	e := setUp(t, rand.New(rand.NewPCG(seed, seed)))
+
+	var kills, violations int
+	for v := 1; v <= trials; v++ {
+		outage := "mgmt"
+		if v%2 == 1 {
+			outage = []string{"staging1", "staging2"}[e.rng.IntN(2)]
+		}
+		start := time.Now()
+		k, found, err := e.trial(t.Context(), v, outage)
+		kills += k
+		violations += len(found)
+		t.Logf("trial %d: %s, %d kills, %s API server down mid-wave, %d violations", v, time.Since(start).Round(100*time.Millisecond), k, outage, len(found))
+		for _, f := range found {
+			t.Errorf("trial %d: %s", v, f)
+		}
+		if err != nil {
+			t.Fatalf("trial %d: %v (controller log: %s)", v, err, e.ctl.logFile())
+		}
+	}
+	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
+	t.Log(summary)
+	fmt.Println(summary)
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a whole number", name, s)
+	}
+	return n
+}
+
+// env is what every trial shares: the fleet's records, the controller and the charts.
+type env struct {
+	c    client.Client
+	rec  *chaos.Recorder
+	ctl  *controllerProcess
+	repo string
+	rng  *rand.Rand
+}
+
+// setUp starts the recorder, the chart repository and the controller, and rolls out version 0
+// without faults.
+func setUp(t *testing.T, rng *rand.Rand) *env {
+	ctx := t.Context()
+	repo, _, err := chartrepo.Serve(ctx, "../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := chaos.Record(ctx, testenv.Fleet.Etcd, sandbox.EtcdPrefix, sveltosNS, fleetNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := newControllerProcess(testenv.Fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, rng: rng}
+	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
+	if err == nil {
+		err = apply(ctx, e.c, fleetSetup()...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := e.trial(ctx, 0, ""); err != nil || len(found) > 0 {
+		t.Fatalf("rolling out version 0 without faults: %v %v (controller log: %s)", err, found, ctl.logFile())
+	}
+	return e
+}
+
+// trial rolls out version v through both dialects, with faults unless outage is "", waits
+// until every cluster runs it, and judges the records. It returns the kills and the violations.
+func (e *env) trial(ctx context.Context, v int, outage string) (int, []chaos.Violation, error) {
+	e.rec.Mark()
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	sveltosApproval, fleetApproval := make(chan int64, 1), make(chan int64, 1)
+
+	rollout, rolloutCtx := errgroup.WithContext(ctx)
+	rollout.Go(func() error { return e.promote(rolloutCtx, v, sveltosApproval) })
+	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
+
+	f := &faults{ctl: e.ctl, rng: e.rng, outage: outage, started: e.waveStarted}
+	faultCtx, stopFaults := context.WithCancel(ctx)
+	faultsDone := make(chan error, 1)
+	if outage != "" {
+		go func() { faultsDone <- f.run(faultCtx) }()
+	} else {
+		faultsDone <- nil
+	}
+	err := rollout.Wait()
+	stopFaults()
+	err = errors.Join(err, <-faultsDone)
+	if err != nil {
+		return f.kills, nil, err
+	}
+
+	initial, writes, err := e.rec.Since()
+	if err != nil {
+		return f.kills, nil, err
+	}
+	var found []chaos.Violation
+	for i, approval := range []int64{<-sveltosApproval, <-fleetApproval} {
+		want := chaos.Expect{Image: image(v), Message: message(v), Approvals: map[string]int64{image(v): approval, message(v): approval}}
+		found = append(found, chaos.Check(rollouts[i], initial, writes, want)...)
+	}
+	return f.kills, found, nil
+}
+
+// waveStarted reports whether a staging cluster received a release of the promotion in this trial.
+func (e *env) waveStarted() bool {
+	_, writes, _ := e.rec.Since()
+	for _, w := range writes {
+		if w.Namespace == sveltosNS && strings.HasPrefix(w.Cluster, "staging") && w.Resource == "secrets" {
+			return true
+		}
+	}
+	return false
+}
+
+// converged waits until the records show every cluster of the rollout settled on version v.
+func (e *env) converged(ctx context.Context, r *chaos.Rollout, v int) error {
+	want := chaos.Expect{Image: image(v), Message: message(v)}
+	var pending string
+	err := retry(ctx, func(context.Context) error {
+		initial, writes, err := e.rec.Since()
+		if err != nil {
+			return err
+		}
+		if pending = chaos.Pending(r, initial, writes, want); pending != "" {
+			return errors.New(pending)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s did not converge on version %d: %s", r.Name, v, pending)
+	}
+	return nil
+}
+
+// promote changes the promotion's content, then its spec, approves staging once the new version
+// is there, and waits for every cluster to run it. The approval's revision goes to approval.
+func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
+	if err := apply(ctx, e.c, sveltosValues(v), promotion(e.repo, v)); err != nil {
+		return err
+	}
+	p := &configv1beta1.ClusterPromotion{}
+	if err := retry(ctx, func(ctx context.Context) error { return e.c.Get(ctx, client.ObjectKey{Name: "chaos"}, p) }); err != nil {
+		return err
+	}
+	generation := p.Generation
+	err := retry(ctx, func(ctx context.Context) error {
+		if err := e.c.Get(ctx, client.ObjectKey{Name: "chaos"}, p); err != nil {
+			return err
+		}
+		if m := p.Spec.Stages[1].Trigger.Manual; p.Status.ObservedGeneration < generation || p.Status.CurrentStageName != "staging" ||
+			(m.Approved != nil && *m.Approved) {
+			return fmt.Errorf("promotion at stage %q, generation %d observed", p.Status.CurrentStageName, p.Status.ObservedGeneration)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	pause(ctx, time.Duration(e.rng.Int64N(int64(time.Second))))
+	ops := `[{"op": "test", "path": "/spec/stages/1/name", "value": "staging"},
+		{"op": "add", "path": "/spec/stages/1/trigger/manual/approved", "value": true}]`
+	if err := retry(ctx, func(ctx context.Context) error {
+		return e.c.Patch(ctx, p, client.RawPatch(types.JSONPatchType, []byte(ops)))
+	}); err != nil {
+		return err
+	}
+	approval <- revision(p)
+	return e.converged(ctx, rollouts[0], v)
+}
+
+// place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
+// holds both, approves its staging stage and waits for the run to succeed.
+func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
+	if err := apply(ctx, e.c, fleetResources(v)...); err != nil {
+		return err
+	}
+	var index string
+	err := retry(ctx, func(ctx context.Context) error {
+		snaps := &placementv1beta1.ClusterResourceSnapshotList{}
+		if err := e.c.List(ctx, snaps, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: "chaos", placementv1beta1.IsLatestSnapshotLabel: "true"}); err != nil {
+			return err
+		}
+		for _, s := range snaps.Items {
+			data, _ := json.Marshal(s.Spec.SelectedResources)
+			if strings.Contains(string(data), image(v)) && strings.Contains(string(data), `"message":"`+message(v)+`"`) {
+				index = s.Labels[placementv1beta1.ResourceIndexLabel]
+				return nil
+			}
+		}
+		return fmt.Errorf("no snapshot of version %d yet", v)
+	})
+	if err == nil {
+		err = apply(ctx, e.c, updateRun(v, index))
+	}
+	if err != nil {
+		return err
+	}
+	req := &placementv1beta1.ClusterApprovalRequest{}
+	name := fmt.Sprintf("chaos-%d-staging", v)
+	if err := retry(ctx, func(ctx context.Context) error { return e.c.Get(ctx, client.ObjectKey{Name: name}, req) }); err != nil {
+		return err
+	}
+	pause(ctx, time.Duration(e.rng.Int64N(int64(time.Second))))
+	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Trial","message":"approved by the crash trial","lastTransitionTime":%q,"observedGeneration":%d}]}}`,
+		time.Now().UTC().Format(time.RFC3339), req.Generation)
+	if err := retry(ctx, func(ctx context.Context) error {
+		return e.c.Status().Patch(ctx, req, client.RawPatch(types.MergePatchType, []byte(patch)))
+	}); err != nil {
+		return err
+	}
+	approval <- revision(req)
+	if err := e.converged(ctx, rollouts[1], v); err != nil {
+		return err
+	}
+	return retry(ctx, func(ctx context.Context) error {
+		run := &placementv1beta1.ClusterStagedUpdateRun{}
+		if err := e.c.Get(ctx, client.ObjectKey{Name: fmt.Sprintf("chaos-%d", v)}, run); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(run.Status.Conditions, "Succeeded") {
+			return fmt.Errorf("update run chaos-%d has not succeeded", v)
+		}
+		return nil
+	})
+}
+
+// revision is the etcd revision of the object's last write, comparable with the managed
+// clusters' since the sandbox's clusters share one etcd.
+func revision(obj client.Object) int64 {
+	rv, _ := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
+	return rv
+}
