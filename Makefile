@@ -31,6 +31,12 @@ test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no e
 test-e2e: kube ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
 	go test -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
 
+TRIALS ?= 2
+
+.PHONY: chaos
+chaos: kube ## Crash trials: TRIALS rollouts (default 2) with the controller SIGKILLed every few seconds and API servers stopped mid-wave; prints the violations (docs/reliability.md).
+	CHAOS_TRIALS=$(TRIALS) go test -tags e2e -run '^TestCrashTrials$$' -v -count 1 -timeout 0 ./test/chaos/
+
 DEMO_DIR   ?= $(CURDIR)/.demo
 DEMO_FLAGS ?=
 

@@ -189,13 +189,6 @@ func StampDescription(text string, now time.Time) string {
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// soakEnd is when a soak of d that started at since ends. Times stored in a status are
-// truncated to the second, so since may be up to a second earlier than the moment it records:
-// counting from the end of that second keeps a soak from ever being cut short.
-func soakEnd(since time.Time, d time.Duration) time.Time {
-	return since.Truncate(time.Second).Add(time.Second + d)
-}
-
 // DecideStage decides what happens next for the current stage of a ClusterPromotion. The
 // trigger of the current stage gates leaving it; on the last stage it gates completion. The
 // conditions are checked in upstream order: stage provisioned, delay (soak) since
@@ -216,7 +209,7 @@ func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 	}
 	tr := g.Trigger
 	if tr.Kind != NoTrigger {
-		if end := soakEnd(g.ProvisionedAt, tr.Delay); tr.Delay > 0 && now.Before(end) {
+		if end := g.ProvisionedAt.Add(tr.Delay); tr.Delay > 0 && now.Before(end) {
 			if !g.Provisioned && g.Failing {
 				// A soak is an uninterrupted healthy period: a regression ends this one.
 				d := decision(Wait, DescAwaitingChecks, time.Time{}, now)

@@ -38,8 +38,7 @@ var t0 = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 
 func TestDecideStage(t *testing.T) {
 	now := t0.Add(time.Hour)
-	// Provisioned 10 minutes ago, counting the second a stored time may have lost (see soakEnd).
-	provd := now.Add(-10*time.Minute - time.Second)
+	provd := now.Add(-10 * time.Minute) // provisioned 10 minutes ago
 	auto := func(mod func(*StageTrigger)) StageTrigger {
 		tr := StageTrigger{Kind: AutoTrigger}
 		if mod != nil {
@@ -82,15 +81,15 @@ func TestDecideStage(t *testing.T) {
 		{"no trigger, provisioned then unhealthy", with(ready(StageTrigger{}), func(g *StageGate) { g.Provisioned = false }),
 			Wait, DescAwaitingChecks, time.Time{}, false},
 		{"delay pending", ready(auto(func(tr *StageTrigger) { tr.Delay = time.Hour })),
-			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour + time.Second), false},
+			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour), false},
 		{"delay pending while clusters redeploy", with(ready(auto(func(tr *StageTrigger) { tr.Delay = time.Hour })), func(g *StageGate) { g.Provisioned = false }),
-			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour + time.Second), false},
+			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour), false},
 		{"delay elapsed", ready(auto(func(tr *StageTrigger) { tr.Delay = 10 * time.Minute })),
 			Advance, DescSuccessfullyProvisioned, time.Time{}, false},
 		{"pre-health-check deployment pending", with(ready(auto(full)), func(g *StageGate) { g.PreHealthCheckDeployed = false }),
 			DeployPreHealthCheck, DescPreHealthCheck, time.Time{}, false},
 		{"pre-health-check waits for the delay", with(ready(auto(func(tr *StageTrigger) { full(tr); tr.Delay = time.Hour })), func(g *StageGate) { g.PreHealthCheckDeployed = false }),
-			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour + time.Second), false},
+			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour), false},
 		{"post-delay checks not started", with(ready(auto(full)), func(g *StageGate) { g.PostDelayChecks = ChecksNotStarted }),
 			RunPostDelayChecks, DescRunningChecks, time.Time{}, false},
 		{"post-delay checks wait for pre-health-check", with(ready(auto(full)), func(g *StageGate) { g.PreHealthCheckDeployed, g.PostDelayChecks = false, ChecksNotStarted }),
@@ -126,7 +125,7 @@ func TestDecideStage(t *testing.T) {
 		{"manual approved without reset", ready(manual(func(tr *StageTrigger) { tr.Approved, tr.AutomaticReset = true, false })),
 			Advance, DescSuccessfullyProvisioned, time.Time{}, false},
 		{"manual approved early waits for the delay", ready(manual(func(tr *StageTrigger) { tr.Approved, tr.Delay = true, time.Hour })),
-			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour + time.Second), false},
+			Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:50:00Z", provd.Add(time.Hour), false},
 		{"manual approved waits for the checks", with(ready(manual(func(tr *StageTrigger) { full(tr); tr.Approved = true })), func(g *StageGate) { g.PostDelayChecks = ChecksFailing }),
 			Wait, DescAwaitingChecks, time.Time{}, false},
 		{"manual approved re-checks provisioning", with(ready(manual(func(tr *StageTrigger) { tr.Approved = true })), func(g *StageGate) { g.Provisioned = false }),
@@ -170,8 +169,8 @@ func TestDecideStageRestartsSoak(t *testing.T) {
 		restart bool
 	}{
 		{"failing while it soaks", gate(10*time.Minute, false, true), Wait, DescAwaitingChecks, true},
-		{"redeploying while it soaks", gate(10*time.Minute, false, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:01Z", false},
-		{"healthy while it soaks", gate(10*time.Minute, true, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:01Z", false},
+		{"redeploying while it soaks", gate(10*time.Minute, false, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:00Z", false},
+		{"healthy while it soaks", gate(10*time.Minute, true, false), Wait, "Delayed: Waiting for Time Window: 2026-03-10T10:20:00Z", false},
 		{"failing after the soak", gate(time.Hour, false, true), Wait, DescAwaitingChecks, false},
 		{"healthy after the soak", gate(time.Hour, true, false), Advance, DescSuccessfullyProvisioned, false},
 	} {

@@ -166,6 +166,14 @@ type AfterStageTasks struct {
 	Approvals []bool
 }
 
+// soakEnd is when a wait of d that started at since ends. A condition's lastTransitionTime is
+// stored truncated to the second, so since may be up to a second earlier than the moment it
+// records: counting from the end of that second keeps a wait from ever being cut short.
+// (A promotion stores its lastSuccessfulAppliedTime rounded up instead.)
+func soakEnd(since time.Time, d time.Duration) time.Time {
+	return since.Truncate(time.Second).Add(time.Second + d)
+}
+
 // TasksDecision says whether a stage's after-stage tasks are complete.
 type TasksDecision struct {
 	// WaitsElapsed says, for each TimedWait task, whether its wait is over.

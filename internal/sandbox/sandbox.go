@@ -109,7 +109,6 @@ type Fleet struct {
 // EtcdPrefix starts the etcd key of every object of every cluster of a sandbox.
 const EtcdPrefix = "/stagecoach-sandbox/"
 
-
 // Cluster is one running cluster of a sandbox.
 type Cluster struct {
 	Name       string
