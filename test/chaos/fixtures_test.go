@@ -196,7 +196,7 @@ func apply(ctx context.Context, c client.Client, manifests ...string) error {
 			return fmt.Errorf("%w in\n%s", err, m)
 		}
 		err := retry(ctx, func(ctx context.Context) error {
-			return c.Patch(ctx, u, client.Apply, client.FieldOwner("chaos-trial"), client.ForceOwnership)
+			return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("chaos-trial"), client.ForceOwnership)
 		})
 		if err != nil {
 			return fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
