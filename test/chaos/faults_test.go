@@ -63,9 +63,9 @@ func (p *controllerProcess) crash(ctx context.Context) error {
 func (p *controllerProcess) logFile() string { return sandbox.LogFile(p.dir, controllerName) }
 
 // faults injects a trial's faults until ctx ends: the controller is killed and restarted after
-// each random gap, and once the staging wave has started (started reports it), outage's API
-// server, if any, goes down for a random moment. It is the only goroutine that stops or starts
-// processes, so the sandbox's state file has one writer.
+// each random gap, and as soon as the staging wave has started (started reports it), outage's
+// API server, if any, goes down for a random moment. It is the only goroutine that stops or
+// starts processes, so the sandbox's state file has one writer.
 type faults struct {
 	ctl    *controllerProcess
 	rng    *rand.Rand
@@ -73,33 +73,50 @@ type faults struct {
 	// started reports whether the wave the outage is for has begun.
 	started func() bool
 	kills   int
+	// outages counts the API server outages done.
+	outages int
 }
 
-// maxGap bounds the time between two kills: a trial of about 10 s sees several.
+// maxGap bounds the time between two kills: a trial of about 15 s sees several.
 const maxGap = 3 * time.Second
 
 func (f *faults) run(ctx context.Context) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	next := time.Now().Add(f.between(300*time.Millisecond, maxGap))
 	for {
-		if !pause(ctx, f.between(300*time.Millisecond, maxGap)) {
+		select {
+		case <-ctx.Done():
 			return nil
+		case <-tick.C:
 		}
 		if f.outage != "" && f.started() {
-			if err := sandbox.Kill(f.ctl.dir, f.outage+"-kube-apiserver"); err != nil {
+			if err := f.stopAPIServer(ctx); err != nil {
 				return err
 			}
-			pause(ctx, f.between(500*time.Millisecond, 2*time.Second))
-			// Started again whatever happens to ctx: the next trial needs the whole fleet.
-			if err := testenv.Restart(context.Background()); err != nil {
-				return err
-			}
-			f.outage = ""
+			continue
+		}
+		if time.Now().Before(next) {
 			continue
 		}
 		if err := f.ctl.crash(context.Background()); err != nil {
 			return err
 		}
 		f.kills++
+		next = time.Now().Add(f.between(300*time.Millisecond, maxGap))
 	}
+}
+
+// stopAPIServer kills outage's API server and starts it again after a random moment.
+func (f *faults) stopAPIServer(ctx context.Context) error {
+	if err := sandbox.Kill(f.ctl.dir, f.outage+"-kube-apiserver"); err != nil {
+		return err
+	}
+	f.outage = ""
+	f.outages++
+	pause(ctx, f.between(500*time.Millisecond, 2*time.Second))
+	// Started again whatever happens to ctx: the next trial needs the whole fleet.
+	return testenv.Restart(context.Background())
 }
 
 func (f *faults) between(lo, hi time.Duration) time.Duration {

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -51,19 +52,24 @@ func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
-	e := setUp(t, rand.New(rand.NewPCG(seed, seed)))
+	e := setUp(t, seed)
 
-	var kills, violations int
+	var kills, outages, violations int
 	for v := 1; v <= trials; v++ {
 		outage := "mgmt"
 		if v%2 == 1 {
-			outage = []string{"staging1", "staging2"}[e.rng.IntN(2)]
+			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
 		}
 		start := time.Now()
-		k, found, err := e.trial(t.Context(), v, outage)
-		kills += k
+		f, found, err := e.trial(t.Context(), v, outage)
+		kills += f.kills
+		outages += f.outages
 		violations += len(found)
-		t.Logf("trial %d: %s, %d kills, %s API server down mid-wave, %d violations", v, time.Since(start).Round(100*time.Millisecond), k, outage, len(found))
+		down := "no API server down"
+		if f.outages > 0 {
+			down = outage + " API server down mid-wave"
+		}
+		t.Logf("trial %d: %s, %d kills, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -72,6 +78,7 @@ func TestCrashTrials(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
+	t.Logf("%d API server outages", outages)
 	t.Log(summary)
 	fmt.Println(summary)
 }
@@ -94,12 +101,20 @@ type env struct {
 	rec  *chaos.Recorder
 	ctl  *controllerProcess
 	repo string
-	rng  *rand.Rand
+	seed uint64
+}
+
+// rng is the random source of one part of one trial: each goroutine has its own, and a seed
+// replays them all.
+func (e *env) rng(trial int, part string) *rand.Rand {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", trial, part)
+	return rand.New(rand.NewPCG(e.seed, h.Sum64()))
 }
 
 // setUp starts the recorder, the chart repository and the controller, and rolls out version 0
 // without faults.
-func setUp(t *testing.T, rng *rand.Rand) *env {
+func setUp(t *testing.T, seed uint64) *env {
 	ctx := t.Context()
 	repo, _, err := chartrepo.Serve(ctx, "../../testdata/charts")
 	if err != nil {
@@ -116,7 +131,7 @@ func setUp(t *testing.T, rng *rand.Rand) *env {
 	if err := ctl.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, rng: rng}
+	e := &env{c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, seed: seed}
 	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
@@ -131,8 +146,9 @@ func setUp(t *testing.T, rng *rand.Rand) *env {
 }
 
 // trial rolls out version v through both dialects, with faults unless outage is "", waits
-// until every cluster runs it, and judges the records. It returns the kills and the violations.
-func (e *env) trial(ctx context.Context, v int, outage string) (int, []chaos.Violation, error) {
+// until every cluster runs it, and judges the records. It returns the faults it injected and the
+// violations.
+func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos.Violation, error) {
 	e.rec.Mark()
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
@@ -142,7 +158,7 @@ func (e *env) trial(ctx context.Context, v int, outage string) (int, []chaos.Vio
 	rollout.Go(func() error { return e.promote(rolloutCtx, v, sveltosApproval) })
 	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
 
-	f := &faults{ctl: e.ctl, rng: e.rng, outage: outage, started: e.waveStarted}
+	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultsDone := make(chan error, 1)
 	if outage != "" {
@@ -154,19 +170,19 @@ func (e *env) trial(ctx context.Context, v int, outage string) (int, []chaos.Vio
 	stopFaults()
 	err = errors.Join(err, <-faultsDone)
 	if err != nil {
-		return f.kills, nil, err
+		return f, nil, err
 	}
 
 	initial, writes, err := e.rec.Since()
 	if err != nil {
-		return f.kills, nil, err
+		return f, nil, err
 	}
 	var found []chaos.Violation
 	for i, approval := range []int64{<-sveltosApproval, <-fleetApproval} {
 		want := chaos.Expect{Image: image(v), Message: message(v), Approvals: map[string]int64{image(v): approval, message(v): approval}}
 		found = append(found, chaos.Check(rollouts[i], initial, writes, want)...)
 	}
-	return f.kills, found, nil
+	return f, found, nil
 }
 
 // waveStarted reports whether a staging cluster received a release of the promotion in this trial.
@@ -224,7 +240,7 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 	if err != nil {
 		return err
 	}
-	pause(ctx, time.Duration(e.rng.Int64N(int64(time.Second))))
+	pause(ctx, time.Duration(e.rng(v, "promote").Int64N(int64(time.Second))))
 	ops := `[{"op": "test", "path": "/spec/stages/1/name", "value": "staging"},
 		{"op": "add", "path": "/spec/stages/1/trigger/manual/approved", "value": true}]`
 	if err := retry(ctx, func(ctx context.Context) error {
@@ -268,7 +284,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	if err := retry(ctx, func(ctx context.Context) error { return e.c.Get(ctx, client.ObjectKey{Name: name}, req) }); err != nil {
 		return err
 	}
-	pause(ctx, time.Duration(e.rng.Int64N(int64(time.Second))))
+	pause(ctx, time.Duration(e.rng(v, "place").Int64N(int64(time.Second))))
 	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Trial","message":"approved by the crash trial","lastTransitionTime":%q,"observedGeneration":%d}]}}`,
 		time.Now().UTC().Format(time.RFC3339), req.Generation)
 	if err := retry(ctx, func(ctx context.Context) error {
