@@ -77,13 +77,13 @@ type faults struct {
 	outages int
 }
 
-// maxGap bounds the time between two kills: a trial of about 15 s sees several.
-const maxGap = 3 * time.Second
+// minGap and maxGap bound the time between two kills: a trial of about 15 s sees several.
+const minGap, maxGap = 500 * time.Millisecond, 4 * time.Second
 
 func (f *faults) run(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	next := time.Now().Add(f.between(300*time.Millisecond, maxGap))
+	next := time.Now().Add(f.between(minGap, maxGap))
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,7 +103,7 @@ func (f *faults) run(ctx context.Context) error {
 			return err
 		}
 		f.kills++
-		next = time.Now().Add(f.between(300*time.Millisecond, maxGap))
+		next = time.Now().Add(f.between(minGap, maxGap))
 	}
 }
 

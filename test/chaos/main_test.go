@@ -83,7 +83,7 @@ func runController(kubeconfig string) error {
 	if err != nil {
 		return err
 	}
-	if err := controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: time.Second, DriftInterval: 30 * time.Second}); err != nil {
+	if err := controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second}); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
