@@ -93,6 +93,13 @@ type Limits struct {
 	CELCostLimit uint64
 }
 
+func (o Options) cache() *Cache {
+	if o.Cache == nil {
+		return defaultCache
+	}
+	return o.Cache
+}
+
 func (l Limits) withDefaults() Limits {
 	if l.LuaTimeout <= 0 {
 		l.LuaTimeout = DefaultLuaTimeout
@@ -133,11 +140,7 @@ func Compile(check *libv1beta1.ValidateHealth, opts Options) (Evaluator, error) 
 		}
 	}
 
-	cache := opts.Cache
-	if cache == nil {
-		cache = defaultCache
-	}
-	limits := opts.Limits.withDefaults()
+	cache, limits := opts.cache(), opts.Limits.withDefaults()
 	ev := &evaluator{}
 	if check.Script != "" {
 		proto, err := compileLua(cache, name, check.Script)

@@ -41,6 +41,12 @@ type luaEvaluator struct {
 	getter  ResourceGetter
 	metrics map[string]float64
 	limits  Limits
+	// input names the global holding what is judged, also passed to evaluate: "obj" (the
+	// default) or "resources" for a cluster condition.
+	input string
+	// verdict, when set, is the one boolean field evaluate returns ("matching", "pass") instead
+	// of a health result.
+	verdict string
 }
 
 type luaOutcome struct {
@@ -49,6 +55,14 @@ type luaOutcome struct {
 }
 
 func (e *luaEvaluator) Evaluate(ctx context.Context, obj map[string]any) (Result, error) {
+	if obj == nil {
+		return e.evaluate(ctx, nil)
+	}
+	return e.evaluate(ctx, obj)
+}
+
+// evaluate runs the script on input, which the script sees as the global e.input.
+func (e *luaEvaluator) evaluate(ctx context.Context, input any) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -61,7 +75,7 @@ func (e *luaEvaluator) Evaluate(ctx context.Context, obj map[string]any) (Result
 				done <- luaOutcome{err: e.evalError(ReasonRuntimeError, fmt.Sprintf("Lua script failed: internal error: %v", r), nil)}
 			}
 		}()
-		res, err := e.run(ctx, runCtx, obj)
+		res, err := e.run(ctx, runCtx, input)
 		done <- luaOutcome{res, err}
 	}()
 
@@ -85,7 +99,7 @@ func (e *luaEvaluator) Evaluate(ctx context.Context, obj map[string]any) (Result
 }
 
 // run executes the script in a new state. ctx is the caller's; runCtx adds the time budget.
-func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Result, error) {
+func (e *luaEvaluator) run(ctx, runCtx context.Context, input any) (Result, error) {
 	L := newLuaState()
 	defer L.Close()
 
@@ -97,10 +111,14 @@ func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Res
 	}
 	L.SetGlobal("metrics", metrics)
 	objValue := lua.LNil
-	if obj != nil {
-		objValue = toLValue(L, obj)
+	if input != nil {
+		objValue = toLValue(L, input)
 	}
-	L.SetGlobal("obj", objValue)
+	name := e.input
+	if name == "" {
+		name = "obj"
+	}
+	L.SetGlobal(name, objValue)
 
 	budget := &budgetContext{Context: runCtx, left: e.limits.LuaInstructions, memory: newMemoryGauge(L, e.limits.LuaMemory)}
 	L.SetContext(budget)
@@ -126,6 +144,9 @@ func (e *luaEvaluator) run(ctx, runCtx context.Context, obj map[string]any) (Res
 	ret := L.Get(-1)
 	L.Pop(1)
 	res, msg := decodeLuaResult(ret)
+	if e.verdict != "" {
+		res, msg = decodeLuaVerdict(ret, e.verdict)
+	}
 	if msg != "" {
 		return Result{}, e.evalError(ReasonBadResult, msg, nil)
 	}

@@ -95,3 +95,28 @@ func quoteLua(v lua.LValue) string {
 	}
 	return v.String()
 }
+
+// decodeLuaVerdict reads a result whose only verdict is the boolean field (a resource selector's
+// "matching", a cluster condition's "pass"), with an optional message.
+func decodeLuaVerdict(v lua.LValue, field string) (Result, string) {
+	tbl, ok := v.(*lua.LTable)
+	if !ok {
+		return Result{}, fmt.Sprintf("evaluate must return a table such as {%s = true, message = \"...\"}; it returned %s", field, v.Type())
+	}
+	var message string
+	switch m := tbl.RawGetString("message").(type) {
+	case *lua.LNilType:
+	case lua.LString, lua.LNumber:
+		message = m.String()
+	default:
+		return Result{}, fmt.Sprintf("message must be a string; evaluate returned a %s", m.Type())
+	}
+	b, ok := tbl.RawGetString(field).(lua.LBool)
+	if !ok {
+		return Result{}, fmt.Sprintf("evaluate must set %s to true or false; it returned %s", field, quoteLua(tbl.RawGetString(field)))
+	}
+	if !b && message == "" {
+		message = fmt.Sprintf("evaluate returned %s = false without a message", field)
+	}
+	return Result{Healthy: bool(b), Message: message}, ""
+}

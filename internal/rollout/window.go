@@ -49,12 +49,16 @@ var windowLookback = []time.Duration{
 
 // ParseWindow parses a promotion window. An invalid expression yields an error naming the
 // field ("promotionWindow.from" or "promotionWindow.to") and quoting the expression.
-func ParseWindow(from, to string) (*Window, error) {
-	f, err := parseWindowCron("promotionWindow.from", from)
+func ParseWindow(from, to string) (*Window, error) { return ParseWindowAt("promotionWindow", from, to) }
+
+// ParseWindowAt parses a window written at field (a cluster's "spec.activeWindow", say): errors
+// name field.from or field.to.
+func ParseWindowAt(field, from, to string) (*Window, error) {
+	f, err := parseWindowCron(field+".from", from)
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseWindowCron("promotionWindow.to", to)
+	t, err := parseWindowCron(field+".to", to)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +108,9 @@ func (w *Window) State(now time.Time) (open bool, next time.Time) {
 	}
 	return false, w.from.Next(now)
 }
+
+// Next returns the next activations of From and To after now (zero when one never fires again).
+func (w *Window) Next(now time.Time) (from, to time.Time) { return w.from.Next(now), w.to.Next(now) }
 
 // lastActivation returns the latest activation of s at or before now, or zero if there is none
 // within the lookback.

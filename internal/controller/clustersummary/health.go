@@ -70,7 +70,7 @@ func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.Validate
 		if c.IsMetricOnly() || c.MetricSource != nil {
 			return permanent(fail(errors.New("metric checks (metricSource, metricQueries) are not supported by Stagecoach")))
 		}
-		ev, err := health.Compile(c, health.Options{Getter: getResource(d.remote)})
+		ev, err := health.Compile(c, health.Options{Getter: d.remote.GetObject})
 		if err != nil {
 			return permanent(fail(err))
 		}

@@ -26,6 +26,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
 // TestMarkFailed walks a feature through the failures the lifecycle tells apart: a health check
@@ -188,7 +189,7 @@ func TestChecksFor(t *testing.T) {
 }
 
 func TestLabelSelector(t *testing.T) {
-	got := labelSelector([]libv1beta1.LabelFilter{
+	got := fleet.LabelSelector([]libv1beta1.LabelFilter{
 		{Key: "app", Operation: libv1beta1.OperationEqual, Value: "web"},
 		{Key: "tier", Operation: libv1beta1.OperationDifferent, Value: "db"},
 		{Key: "team", Operation: libv1beta1.OperationHas},

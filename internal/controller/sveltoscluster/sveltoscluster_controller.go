@@ -21,7 +21,9 @@ package sveltoscluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,6 +49,8 @@ type Options = fleet.ProbeOptions
 const (
 	ReasonConnectionHealthy = "ConnectionHealthy"
 	ReasonConnectionDown    = "ConnectionDown"
+	// ReasonReadinessCheckFailed: the API server answers, but a readiness check does not pass.
+	ReasonReadinessCheckFailed = "ReadinessCheckFailed"
 )
 
 // Reconciler probes SveltosClusters.
@@ -55,12 +59,14 @@ type Reconciler struct {
 	client   client.Client
 	recorder recorder.EventRecorder
 	opts     Options
+	warned   patch.Warnings
+	now      func() time.Time
 }
 
 // NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
 // completes it.
 func NewReconciler(cache *fleet.Cache) *Reconciler {
-	return &Reconciler{fleet: cache}
+	return &Reconciler{fleet: cache, now: time.Now}
 }
 
 // SetupWithManager registers the controller: it reconciles SveltosClusters when their spec
@@ -111,14 +117,67 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 	}()
 
+	wasReady := cluster.Status.Ready
 	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout)
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
 		// about the managed cluster.
 		return ctrl.Result{}, err
 	}
-	observe(&cluster.Status, failureThreshold(cluster), version, err)
-	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
+	notReady, outcome, err := r.check(ctx, ref, cluster, wasReady, err)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	observe(&cluster.Status, failureThreshold(cluster), version, outcome)
+	if notReady != "" {
+		cluster.Status.Ready, cluster.Status.FailureMessage = false, &notReady
+	}
+	r.warn(cluster, ReasonReadinessCheckFailed, notReady)
+	next, problem, err := r.followWindow(ctx, cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if problem != "" {
+		cluster.Status.FailureMessage = &problem
+	}
+	r.warn(cluster, ReasonInvalidActiveWindow, problem)
+	requeue := wait.Jitter(r.opts.ProbeInterval, 0.1)
+	if !next.IsZero() {
+		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// check runs the cluster's checks once its API server answered (probeErr nil): readiness checks
+// until the cluster is ready, then liveness checks. It returns why a cluster that answers is not
+// ready yet, and the probe's outcome with a failing liveness check counted as a failed probe.
+// The error is for a context that ended.
+func (r *Reconciler) check(ctx context.Context, ref fleet.ClusterRef, c *libv1beta1.SveltosCluster, wasReady bool, probeErr error) (notReady string, outcome, err error) {
+	if probeErr != nil {
+		return "", probeErr, nil
+	}
+	if !wasReady {
+		msg, err := r.failedCheck(ctx, ref, readiness, c.Spec.ReadinessChecks)
+		if msg != "" || err != nil {
+			return msg, nil, err
+		}
+	}
+	msg, err := r.failedCheck(ctx, ref, liveness, c.Spec.LivenessChecks)
+	if err != nil || msg == "" {
+		return "", nil, err
+	}
+	return "", errors.New(msg), nil
+}
+
+// warn records a Warning Event once per new message of reason; an empty message clears it.
+func (r *Reconciler) warn(c *libv1beta1.SveltosCluster, reason, msg string) {
+	if msg == "" {
+		r.warned.Clear(c.UID, reason)
+		return
+	}
+	if r.warned.New(c.UID, reason, msg) {
+		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, reason, "Check", "%s", msg)
+	}
 }
 
 // reportTransition logs and records an Event when the connection changed between Healthy and

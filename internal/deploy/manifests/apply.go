@@ -196,7 +196,7 @@ func (a *applier) applyOne(ctx context.Context, it *item) error {
 			a.log.Info("taking over an object from a higher tier", "object", it.ref().String(), "from", other, "fromTier", tier)
 		}
 	}
-	res := resourceFor(a.remote, it.mapping, it.obj.GetNamespace())
+	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	out, err := res.Apply(ctx, it.obj.GetName(), desired, applyOptions(false))
 	if err != nil && isImmutable(err) && it.opts.Force {
 		out, err = a.recreate(ctx, it, desired)
@@ -235,7 +235,7 @@ func (a *applier) failure(it *item, err error) error {
 // gone, and creates it again.
 func (a *applier) recreate(ctx context.Context, it *item, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	a.log.Info("deleting and recreating: the update changes immutable fields", "object", it.ref().String())
-	res := resourceFor(a.remote, it.mapping, it.obj.GetNamespace())
+	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	name := it.obj.GetName()
 	background := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &background}

@@ -78,7 +78,7 @@ func (a *applier) serves(crd *item) bool {
 }
 
 func (a *applier) waitEstablished(ctx context.Context, crd *item) error {
-	res := resourceFor(a.remote, crd.mapping, "")
+	res := a.remote.Resource(crd.mapping, "")
 	var last *unstructured.Unstructured
 	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		live, err := res.Get(ctx, crd.obj.GetName(), metav1.GetOptions{})

@@ -98,7 +98,7 @@ func (a *applier) changes(ctx context.Context, it *item) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := resourceFor(a.remote, it.mapping, it.obj.GetNamespace())
+	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	for range 5 {
 		desired, err := a.withExclusions(it)
 		if err != nil {

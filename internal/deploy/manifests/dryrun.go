@@ -105,7 +105,7 @@ func (a *applier) dryRunOne(ctx context.Context, it *item, newNamespaces []strin
 
 // dryRunCreate has the server validate an object that does not exist yet.
 func (a *applier) dryRunCreate(ctx context.Context, it *item) error {
-	res := resourceFor(a.remote, it.mapping, it.obj.GetNamespace())
+	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	if _, err := res.Apply(ctx, it.obj.GetName(), it.obj, applyOptions(true)); err != nil {
 		return a.failure(it, err)
 	}

@@ -28,7 +28,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
@@ -138,7 +137,7 @@ func (a *applier) inspect(ctx context.Context) error {
 		if it.mapping == nil {
 			continue // its CRD is not installed: it cannot exist yet
 		}
-		live, err := resourceFor(a.remote, it.mapping, it.obj.GetNamespace()).Get(ctx, it.obj.GetName(), metav1.GetOptions{})
+		live, err := a.remote.Resource(it.mapping, it.obj.GetNamespace()).Get(ctx, it.obj.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -208,13 +207,4 @@ func (a *applier) createNamespaces(ctx context.Context, items []*item) error {
 		declared[ns] = true
 	}
 	return nil
-}
-
-// resourceFor is the dynamic client of one object's resource.
-func resourceFor(remote *fleet.Remote, m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
-	res := remote.Dynamic.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		return res.Namespace(namespace)
-	}
-	return res
 }

@@ -149,7 +149,7 @@ func ownedLive(ctx context.Context, remote *fleet.Remote, owner string, e entry)
 	if err != nil {
 		return nil, nil, err
 	}
-	res := resourceFor(remote, m, e.Namespace)
+	res := remote.Resource(m, e.Namespace)
 	live, err := res.Get(ctx, e.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, res, nil
