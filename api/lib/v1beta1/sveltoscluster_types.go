@@ -67,8 +67,9 @@ type ClusterCheck struct {
 	// ResourceSelectors choose the objects handed to the condition.
 	ResourceSelectors []ResourceSelector `json:"resourceSelectors"`
 
-	// Condition is a Lua program defining a function evaluate() that receives the selected
-	// objects and returns a table with a boolean "result" and an optional "message".
+	// Condition is a Lua program defining a function evaluate() that reads the selected objects
+	// in the global resources (also its argument) and returns a table with a boolean "pass" and
+	// an optional "message".
 	Condition string `json:"condition"`
 }
 

@@ -17,11 +17,12 @@ limitations under the License.
 package sveltoscluster
 
 // What the SveltosCluster controller reads and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs.
+// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs;
+// spec.paused is patched by the active window.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
-// +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
