@@ -50,7 +50,8 @@ func (d *deployment) helm(ctx context.Context) {
 	for _, in := range inputs {
 		values = append(values, in.values)
 	}
-	hash := hashOf(spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths, spec.PreDeployChecks, values)
+	hash := hashOf(withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
+		spec.PreDeployChecks, values)...)
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -86,6 +87,11 @@ func (d *deployment) helm(ctx context.Context) {
 		return
 	}
 	markProvisioned(f, hash)
+}
+
+// extraMetadata adds the profile's extraLabels and extraAnnotations to every object of a release.
+func (d *deployment) extraMetadata() helm.DeployOption {
+	return helm.WithMetadata(d.spec().ExtraLabels, d.spec().ExtraAnnotations)
 }
 
 // chartInputs reads each chart's values and valuesFrom. Values in valuesFrom are merged over
@@ -128,7 +134,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 			ReleaseName: hc.ReleaseName, ReleaseNamespace: hc.ReleaseNamespace, Status: configv1beta1.HelmChartStatusManaging,
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
-		rel, err := d.r.Helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values)
+		rel, err := d.r.Helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values, d.extraMetadata())
 		var conflict *helm.ConflictError
 		switch {
 		case errors.As(err, &conflict):
@@ -184,7 +190,7 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []chartInput)
 func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []chartInput) {
 	var plans []helm.Plan
 	for _, in := range inputs {
-		plan, err := d.r.Helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.chart, in.values)
+		plan, err := d.r.Helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.chart, in.values, d.extraMetadata())
 		if err != nil {
 			d.fail(f, hash, err)
 			return

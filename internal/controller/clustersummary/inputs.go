@@ -133,6 +133,15 @@ func readPolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.C
 
 // hashOf digests a feature's configuration and the content it reads, so that a change to either
 // shows as a new hash. Sveltos reports these hashes base64-encoded.
+// withMetadata adds the profile's extraLabels and extraAnnotations to the parts of a feature's
+// hash when there are any, so that the hash of a profile without them stays what it was.
+func withMetadata(spec *configv1beta1.Spec, parts ...any) []any {
+	if len(spec.ExtraLabels) == 0 && len(spec.ExtraAnnotations) == 0 {
+		return parts
+	}
+	return append(parts, spec.ExtraLabels, spec.ExtraAnnotations)
+}
+
 func hashOf(parts ...any) []byte {
 	h := sha256.New()
 	for _, p := range parts {

@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -64,8 +66,8 @@ func (d *deployment) resources(ctx context.Context) {
 	}
 	f := feature(st, libv1beta1.FeatureResources)
 	sources, err := readPolicySources(ctx, d.r, d.cs)
-	hash := hashOf(spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
-		spec.ValidateHealths, spec.PreDeployChecks, sources)
+	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
+		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -137,6 +139,9 @@ func (d *deployment) requests(sources []source) (remote, local manifests.Request
 		if err != nil {
 			return remote, local, permanent(err)
 		}
+		for _, o := range objs {
+			addMetadata(o, spec.ExtraLabels, spec.ExtraAnnotations)
+		}
 		ref := spec.PolicyRefs[i]
 		opts := manifests.Options{SkipNamespaceCreation: ref.SkipNamespaceCreation, Force: ref.Force, Tier: ref.Tier}
 		if ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
@@ -146,6 +151,26 @@ func (d *deployment) requests(sources []source) (remote, local manifests.Request
 		}
 	}
 	return remote, local, nil
+}
+
+// addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.
+func addMetadata(obj *unstructured.Unstructured, labels, annotations map[string]string) {
+	if len(labels) > 0 {
+		l := obj.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		maps.Copy(l, labels)
+		obj.SetLabels(l)
+	}
+	if len(annotations) > 0 {
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		maps.Copy(a, annotations)
+		obj.SetAnnotations(a)
+	}
 }
 
 // drifted, in ContinuousWithDriftDetection mode, reports whether objects on the cluster no

@@ -70,7 +70,10 @@ func NewDeployer(opts Options) (*Deployer, error) {
 // DeployOption changes one Deploy call.
 type DeployOption func(*deployCall)
 
-type deployCall struct{ takeOver bool }
+type deployCall struct {
+	takeOver bool
+	metadata *metadataRenderer
+}
 
 // TakeOver lets Deploy take a release away from another Stagecoach owner, for callers that
 // have decided they win the conflict (a lower tier, in Sveltos terms).
@@ -117,14 +120,14 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 			return Release{}, err
 		}
 		o := resolveOptions(hc)
-		want := specHash(ch, values, hc.Options)
+		want := specHash(ch, values, hc.Options, call.metadata.hashInput())
 		if last != nil && upToDate(last, owner, ch, values, want, o) {
 			return releaseOf(last, ValuesHash(values), ActionUnchanged), nil
 		}
 		if err := d.preflight(ctx, cfg, remote, hc, creds, values, o); err != nil {
 			return Release{}, err
 		}
-		return d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, log)
+		return d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.metadata, log)
 	})
 }
 
@@ -180,7 +183,7 @@ func upToDate(last *release.Release, owner string, ch *chart.Chart, values map[s
 // apply installs or upgrades. Helm's own errors are classified: the API server refusing the
 // manifest is permanent, anything else is worth retrying.
 func (d *Deployer) apply(ctx context.Context, cfg *action.Configuration, hc configv1beta1.HelmChart, owner string,
-	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, log logr.Logger) (Release, error) {
+	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, metadata *metadataRenderer, log logr.Logger) (Release, error) {
 	act := ActionUpgraded
 	var (
 		res any
@@ -190,11 +193,17 @@ func (d *Deployer) apply(ctx context.Context, cfg *action.Configuration, hc conf
 		act = ActionInstalled
 		in := o.newInstall(cfg, hc, owner)
 		in.Labels[SpecHashLabel] = want
+		if metadata != nil {
+			in.PostRenderer = metadata
+		}
 		log.Info("installing helm release", "chart", ch.Metadata.Name, "version", ch.Metadata.Version)
 		res, err = in.RunWithContext(ctx, ch, values)
 	} else {
 		up := o.newUpgrade(cfg, hc, owner, last)
 		up.Labels[SpecHashLabel] = want
+		if metadata != nil {
+			up.PostRenderer = metadata
+		}
 		log.Info("upgrading helm release", "chart", ch.Metadata.Name, "version", ch.Metadata.Version,
 			"from", last.Chart.Metadata.Version, "revision", last.Version)
 		res, err = up.RunWithContext(ctx, hc.ReleaseName, ch, values)

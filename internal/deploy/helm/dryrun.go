@@ -55,7 +55,11 @@ type Plan struct {
 // the same arguments, and how the rendered manifests would change. Nothing changes on the
 // cluster: Helm renders against it and asks the API server to validate, but stores nothing.
 func (d *Deployer) DryRun(ctx context.Context, remote *fleet.Remote, owner string, hc configv1beta1.HelmChart,
-	values map[string]any) (Plan, error) {
+	values map[string]any, opts ...DeployOption) (Plan, error) {
+	var call deployCall
+	for _, o := range opts {
+		o(&call)
+	}
 	plan := Plan{Release: hc.ReleaseName, Namespace: hc.ReleaseNamespace, Action: PlanNoChange}
 	if err := checkRequest(owner, hc); err != nil {
 		return plan, err
@@ -89,11 +93,11 @@ func (d *Deployer) DryRun(ctx context.Context, remote *fleet.Remote, owner strin
 		}
 		return plan, nil
 	}
-	return d.planDeploy(ctx, cfg, remote, hc, owner, values, o, last, plan)
+	return d.planDeploy(ctx, cfg, remote, hc, owner, values, o, last, call.metadata, plan)
 }
 
 func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, remote *fleet.Remote, hc configv1beta1.HelmChart,
-	owner string, values map[string]any, o options, last *release.Release, plan Plan) (Plan, error) {
+	owner string, values map[string]any, o options, last *release.Release, metadata *metadataRenderer, plan Plan) (Plan, error) {
 	creds, err := d.credentials(ctx, hc)
 	if err != nil {
 		return plan, err
@@ -103,7 +107,7 @@ func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, re
 		return plan, err
 	}
 	plan.ToVersion = ch.Metadata.Version
-	want := specHash(ch, values, hc.Options)
+	want := specHash(ch, values, hc.Options, metadata.hashInput())
 	if last != nil && upToDate(last, owner, ch, values, want, o) {
 		return plan, nil
 	}
@@ -116,11 +120,17 @@ func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, re
 		plan.Action = PlanInstall
 		in := o.newInstall(cfg, hc, owner)
 		in.DryRunStrategy = action.DryRunServer
+		if metadata != nil {
+			in.PostRenderer = metadata
+		}
 		res, err = in.RunWithContext(ctx, ch, values)
 	} else {
 		plan.Action, oldManifest = PlanUpgrade, last.Manifest
 		up := o.newUpgrade(cfg, hc, owner, last)
 		up.DryRunStrategy = action.DryRunServer
+		if metadata != nil {
+			up.PostRenderer = metadata
+		}
 		res, err = up.RunWithContext(ctx, hc.ReleaseName, ch, values)
 	}
 	if err != nil {

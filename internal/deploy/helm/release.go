@@ -154,7 +154,9 @@ const SpecHashLabel = "stagecoach.dev/spec-hash"
 
 // specHash covers everything in a HelmChart that should roll the release when it changes:
 // the chart and version resolved, the values and every option. It is a valid label value.
-func specHash(ch *chart.Chart, values map[string]any, opts *configv1beta1.HelmOptions) string {
+// extra is what else changes the rendered objects (labels and annotations added to them); an
+// empty extra leaves the hash of a release deployed without it unchanged.
+func specHash(ch *chart.Chart, values map[string]any, opts *configv1beta1.HelmOptions, extra string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", ch.Metadata.Name, ch.Metadata.Version)
 	h.Write(ValuesHash(values))
@@ -162,6 +164,7 @@ func specHash(ch *chart.Chart, values map[string]any, opts *configv1beta1.HelmOp
 		data, _ := json.Marshal(opts)
 		h.Write(data)
 	}
+	h.Write([]byte(extra))
 	return hex.EncodeToString(h.Sum(nil))[:48]
 }
 
