@@ -44,7 +44,7 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 	}
 	creds := &Credentials{InsecureSkipTLSVerify: rc.InsecureSkipTLSVerify, PlainHTTP: rc.PlainHTTP, PassCredentialsAll: passAll}
 	if ref := rc.CredentialsSecretRef; ref != nil {
-		secret, err := d.readSecret(ctx, ref)
+		secret, err := d.readSecret(ctx, "registry credentials", ref)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 		}
 	}
 	if ref := rc.CASecretRef; ref != nil {
-		secret, err := d.readSecret(ctx, ref)
+		secret, err := d.readSecret(ctx, "registry credentials", ref)
 		if err != nil {
 			return nil, err
 		}
@@ -64,17 +64,17 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 	return creds, nil
 }
 
-func (d *Deployer) readSecret(ctx context.Context, ref *corev1.SecretReference) (*corev1.Secret, error) {
+func (d *Deployer) readSecret(ctx context.Context, what string, ref *corev1.SecretReference) (*corev1.Secret, error) {
 	if d.secrets == nil {
-		return nil, permanent(fmt.Errorf("%w: registry credentials Secret %s/%s: the deployer has no management cluster client",
-			ErrInvalidSpec, ref.Namespace, ref.Name))
+		return nil, permanent(fmt.Errorf("%w: %s Secret %s/%s: the deployer has no management cluster client",
+			ErrInvalidSpec, what, ref.Namespace, ref.Name))
 	}
 	if ref.Namespace == "" || ref.Name == "" {
-		return nil, permanent(fmt.Errorf("%w: registry credentials Secret needs a namespace and a name", ErrInvalidSpec))
+		return nil, permanent(fmt.Errorf("%w: %s Secret needs a namespace and a name", ErrInvalidSpec, what))
 	}
 	var secret corev1.Secret
 	if err := d.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &secret); err != nil {
-		return nil, fmt.Errorf("reading registry credentials Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		return nil, fmt.Errorf("reading %s Secret %s/%s: %w", what, ref.Namespace, ref.Name, err)
 	}
 	return &secret, nil
 }

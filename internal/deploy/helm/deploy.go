@@ -106,7 +106,7 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 	if err != nil {
 		return Release{}, err
 	}
-	ch, err := d.cache.Fetch(ctx, hc, creds)
+	ch, err := d.fetch(ctx, hc, creds)
 	if err != nil {
 		return Release{}, err
 	}

@@ -102,7 +102,7 @@ func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, re
 	if err != nil {
 		return plan, err
 	}
-	ch, err := d.cache.Fetch(ctx, hc, creds)
+	ch, err := d.fetch(ctx, hc, creds)
 	if err != nil {
 		return plan, err
 	}
