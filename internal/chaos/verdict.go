@@ -91,6 +91,8 @@ type Expect struct {
 // cluster is what the records say of one rollout on one cluster after some write.
 type cluster struct {
 	deployment *appsv1.Deployment
+	// rolledOut is the latest generation of the Deployment seen rolled out on every replica.
+	rolledOut  int64
 	message    string
 	hasMessage bool
 	// release is the latest Helm release revision and its status.
@@ -106,16 +108,20 @@ func (c *cluster) image() string {
 	return c.deployment.Spec.Template.Spec.Containers[0].Image
 }
 
-// settled reports whether nothing is being updated on the cluster: the Deployment runs its spec
-// on every replica and the latest Helm revision, if any, is deployed.
+// settled reports whether nothing is being updated on the cluster: the Deployment's current
+// generation has been rolled out to every replica and the latest Helm revision, if any, is
+// deployed. A replica that becomes unavailable afterwards (its node missed a heartbeat while
+// the cluster's API server was down, say) is an outage, not an update.
 func (c *cluster) settled() bool {
 	if c.release > 0 && c.releaseStatus != "deployed" {
 		return false
 	}
-	d := c.deployment
-	if d == nil {
-		return true
-	}
+	return c.deployment == nil || c.deployment.Generation <= c.rolledOut
+}
+
+// rolledOut reports whether every replica of the Deployment runs its current spec and is
+// available.
+func rolledOut(d *appsv1.Deployment) bool {
 	want := int32(1)
 	if d.Spec.Replicas != nil {
 		want = *d.Spec.Replicas
@@ -176,9 +182,12 @@ func (p *replay) apply(w Write, initial bool) {
 	case w.Resource == "deployments" && w.Name == p.r.Deployment:
 		if w.Deleted {
 			p.violate(RuleRemoved, "Deployment %s/%s was deleted from %s at revision %d", w.Namespace, w.Name, w.Cluster, w.Rev)
-			c.deployment = nil
+			c.deployment, c.rolledOut = nil, 0
 		} else if d, ok := w.Object.(*appsv1.Deployment); ok {
 			c.deployment = d
+			if rolledOut(d) {
+				c.rolledOut = max(c.rolledOut, d.Generation)
+			}
 		}
 	case w.Resource == "configmaps" && w.Name == p.r.ConfigMap:
 		if w.Deleted {
@@ -351,4 +360,31 @@ func Pending(r *Rollout, initial, writes []Write, want Expect) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// Records lists the writes to one namespace, a line each, for a person reading a violation.
+func Records(writes []Write, namespace string) string {
+	var b strings.Builder
+	for _, w := range writes {
+		if w.Namespace != namespace {
+			continue
+		}
+		fmt.Fprintf(&b, "%d %s %s %s/%s", w.Rev, w.At.Format("15:04:05.000"), w.Cluster, w.Resource, w.Name)
+		switch o := w.Object.(type) {
+		case nil:
+			b.WriteString(" deleted")
+		case *appsv1.Deployment:
+			s := o.Status
+			fmt.Fprintf(&b, " generation %d observed %d replicas %d updated %d available %d", o.Generation, s.ObservedGeneration, s.Replicas, s.UpdatedReplicas, s.AvailableReplicas)
+			if len(o.Spec.Template.Spec.Containers) > 0 {
+				b.WriteString(" image " + o.Spec.Template.Spec.Containers[0].Image)
+			}
+		case *corev1.ConfigMap:
+			fmt.Fprintf(&b, " data %v", o.Data)
+		case *corev1.Secret:
+			fmt.Fprintf(&b, " labels %v", o.Labels)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -46,7 +46,16 @@ type history struct {
 	gen    map[string]int64
 }
 
+// newHistory continues from initial: every Deployment is at generation 1.
 func newHistory() *history {
+	h := emptyHistory()
+	for _, c := range []string{"c1", "c2", "c3", "c4"} {
+		h.gen[c] = 1
+	}
+	return h
+}
+
+func emptyHistory() *history {
 	return &history{rev: 100, at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), gen: map[string]int64{}}
 }
 
@@ -100,12 +109,22 @@ func deployment(image string, generation, observed int64) *appsv1.Deployment {
 	return d
 }
 
+// h0gen is the generation of a Deployment updated once after initial.
+const h0gen = 2
+
+// unavailable is a rolled-out Deployment that lost its replica.
+func unavailable(image string, generation int64) *appsv1.Deployment {
+	d := deployment(image, generation, generation)
+	d.Status.AvailableReplicas = 0
+	return d
+}
+
 func img(v int) string { return fmt.Sprintf("app:%d", v) }
 func msg(v int) string { return fmt.Sprintf("m%d", v) }
 
 // initial is every cluster settled on version 0.
 func initial() []Write {
-	h := newHistory()
+	h := emptyHistory()
 	for _, c := range []string{"c1", "c2", "c3", "c4"} {
 		h.update(c, 0)
 	}
@@ -165,6 +184,15 @@ func TestCheck(t *testing.T) {
 			return h.update("c4", 1), a
 		},
 		rules: []string{RuleInFlight},
+	}, {
+		name: "a replica lost after its rollout is not an update",
+		build: func() (*history, int64) {
+			h := newHistory().update("c1", 1).wait(2*time.Second).update("c2", 1).
+				add(Write{Cluster: "c2", Resource: "deployments", Name: "app", Object: unavailable(img(1), h0gen)}).
+				update("c3", 1).done("c2", img(1))
+			h, a := h.approve()
+			return h.update("c4", 1), a
+		},
 	}, {
 		name: "the last stage starts before the approval",
 		build: func() (*history, int64) {

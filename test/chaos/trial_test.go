@@ -97,6 +97,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 // env is what every trial shares: the fleet's records, the controller and the charts.
 type env struct {
+	t    *testing.T
 	c    client.Client
 	rec  *chaos.Recorder
 	ctl  *controllerProcess
@@ -131,7 +132,7 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err := ctl.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, seed: seed}
+	e := &env{t: t, c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, seed: seed}
 	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
@@ -180,7 +181,11 @@ func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos
 	var found []chaos.Violation
 	for i, approval := range []int64{<-sveltosApproval, <-fleetApproval} {
 		want := chaos.Expect{Image: image(v), Message: message(v), Approvals: map[string]int64{image(v): approval, message(v): approval}}
-		found = append(found, chaos.Check(rollouts[i], initial, writes, want)...)
+		broken := chaos.Check(rollouts[i], initial, writes, want)
+		if len(broken) > 0 {
+			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
+		}
+		found = append(found, broken...)
 	}
 	return f, found, nil
 }
