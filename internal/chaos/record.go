@@ -32,6 +32,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -151,20 +152,32 @@ func (r *Recorder) Since() (initial, writes []Write, err error) {
 }
 
 // Mark starts a new window: what was recorded so far becomes the initial state and the writes
-// start empty, keeping only the last write of each object. A trial marks before it changes
-// anything.
+// start empty, keeping only the last write of each object (and of a Deployment, the last one
+// showing it rolled out). A trial marks before it changes anything.
 func (r *Recorder) Mark() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	type key struct{ cluster, resource, namespace, name string }
-	last := map[key]Write{}
+	last, rolled := map[key]Write{}, map[key]Write{}
 	for _, w := range append(r.initial, r.writes...) {
-		last[key{w.Cluster, w.Resource, w.Namespace, w.Name}] = w
+		k := key{w.Cluster, w.Resource, w.Namespace, w.Name}
+		last[k] = w
+		if d, ok := w.Object.(*appsv1.Deployment); ok && rolledOut(d) {
+			rolled[k] = w
+		} else if w.Deleted {
+			delete(rolled, k)
+		}
 	}
 	r.initial = r.initial[:0:0]
-	for _, w := range last {
-		if !w.Deleted {
-			r.initial = append(r.initial, w)
+	for k, w := range last {
+		if w.Deleted {
+			continue
+		}
+		r.initial = append(r.initial, w)
+		// A Deployment's last write may show a replica lost after the rollout: keep the
+		// write that shows the rollout done, or the next window would take it for an update.
+		if ro, ok := rolled[k]; ok && ro.Rev != w.Rev {
+			r.initial = append(r.initial, ro)
 		}
 	}
 	slices.SortFunc(r.initial, func(a, b Write) int { return cmp.Compare(a.Rev, b.Rev) })

@@ -243,3 +243,26 @@ func TestPending(t *testing.T) {
 		t.Errorf("Pending = %q after the last update", got)
 	}
 }
+
+// TestMarkKeepsTheRollout: a replica lost after a rollout, in one trial's window, is not taken
+// for an update in the next one.
+func TestMarkKeepsTheRollout(t *testing.T) {
+	prev := newHistory().update("c1", 1).update("c2", 1).update("c3", 1).update("c4", 1).
+		add(Write{Cluster: "c2", Resource: "deployments", Name: "app", Object: unavailable(img(1), h0gen)})
+	r := &Recorder{initial: initial(), writes: prev.writes}
+	r.Mark()
+	initial, _, _ := r.Since()
+
+	h := newHistory()
+	for _, c := range []string{"c1", "c2", "c3", "c4"} {
+		h.gen[c] = h0gen
+	}
+	h.rev = prev.rev
+	h.update("c1", 2).wait(2*time.Second).update("c3", 2).update("c2", 2)
+	h, a := h.approve()
+	h.update("c4", 2)
+	want := Expect{Image: img(2), Message: msg(2), Approvals: map[string]int64{img(2): a, msg(2): a}}
+	for _, v := range Check(testRollout, initial, h.writes, want) {
+		t.Error(v)
+	}
+}
