@@ -26,6 +26,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,13 +75,23 @@ func TestCrashTrials(t *testing.T) {
 			t.Errorf("trial %d: %s", v, f)
 		}
 		if err != nil {
-			t.Fatalf("trial %d: %v (controller log: %s)", v, err, e.ctl.logFile())
+			t.Fatalf("trial %d: %v (the fleet's logs are kept in %s)", v, err, keepLogs(t))
 		}
 	}
 	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
 	t.Logf("%d API server outages", outages)
 	t.Log(summary)
 	fmt.Println(summary)
+}
+
+// keepLogs copies the fleet's logs (the controller's among them) out of the sandbox, which is
+// removed when the test binary ends, and returns where they are.
+func keepLogs(t *testing.T) string {
+	dst := filepath.Join(os.TempDir(), fmt.Sprintf("stagecoach-chaos-logs-%d", os.Getpid()))
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join(testenv.Fleet.Dir, "logs"))); err != nil {
+		t.Logf("keeping the logs: %v", err)
+	}
+	return dst
 }
 
 func envInt(t *testing.T, name string, def int) int {
@@ -141,7 +152,7 @@ func setUp(t *testing.T, seed uint64) *env {
 		t.Fatal(err)
 	}
 	if _, found, err := e.trial(ctx, 0, ""); err != nil || len(found) > 0 {
-		t.Fatalf("rolling out version 0 without faults: %v %v (controller log: %s)", err, found, ctl.logFile())
+		t.Fatalf("rolling out version 0 without faults: %v %v (the fleet's logs are kept in %s)", err, found, keepLogs(t))
 	}
 	return e
 }
