@@ -60,7 +60,6 @@ func (p *controllerProcess) crash(ctx context.Context) error {
 	return p.start(ctx)
 }
 
-
 // faults injects a trial's faults until ctx ends: the controller is killed and restarted after
 // each random gap, and as soon as the staging wave has started (started reports it), outage's
 // API server, if any, goes down for a random moment. It is the only goroutine that stops or

@@ -298,7 +298,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	req := &placementv1beta1.ClusterApprovalRequest{}
 	name := fmt.Sprintf("chaos-%d-staging", v)
 	if err := retry(ctx, func(ctx context.Context) error { return e.c.Get(ctx, client.ObjectKey{Name: name}, req) }); err != nil {
-		return err
+		return fmt.Errorf("%w; %s", err, e.runState(v))
 	}
 	pause(ctx, time.Duration(e.rng(v, "place").Int64N(int64(time.Second))))
 	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Trial","message":"approved by the crash trial","lastTransitionTime":%q,"observedGeneration":%d}]}}`,
@@ -310,7 +310,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	}
 	approval <- revision(req)
 	if err := e.converged(ctx, rollouts[1], v); err != nil {
-		return err
+		return fmt.Errorf("%w; %s", err, e.runState(v))
 	}
 	return retry(ctx, func(ctx context.Context) error {
 		run := &placementv1beta1.ClusterStagedUpdateRun{}
@@ -322,6 +322,24 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		}
 		return nil
 	})
+}
+
+// runState says where update run chaos-v stands, for a trial that waited for it in vain.
+func (e *env) runState(v int) string {
+	run := &placementv1beta1.ClusterStagedUpdateRun{}
+	if err := e.c.Get(context.Background(), client.ObjectKey{Name: fmt.Sprintf("chaos-%d", v)}, run); err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, c := range run.Status.Conditions {
+		out = append(out, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+	}
+	for _, st := range run.Status.StagesStatus {
+		for _, c := range st.Conditions {
+			out = append(out, fmt.Sprintf("stage %s %s=%s (%s: %s)", st.StageName, c.Type, c.Status, c.Reason, c.Message))
+		}
+	}
+	return "update run chaos-" + strconv.Itoa(v) + ": " + strings.Join(out, "; ")
 }
 
 // revision is the etcd revision of the object's last write, comparable with the managed
