@@ -75,6 +75,27 @@ func getPromotion(ctx context.Context, t testing.TB, name string) (*configv1beta
 
 // TestAutoPromotion promotes from dev to staging after a soak delay, and no cluster of staging
 // gets the content before dev has it and the delay is over.
+// readyNotStalled fails unless the promotion is Ready and not Stalled.
+func readyNotStalled(p *configv1beta1.ClusterPromotion) error {
+	if !meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
+		meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionStalledCondition) {
+		return fmt.Errorf("conditions %+v", p.Status.Conditions)
+	}
+	return nil
+}
+
+// waitReady waits until the promotion is Ready and not Stalled.
+func waitReady(t *testing.T, name string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, name)
+		if err != nil {
+			return err
+		}
+		return readyNotStalled(got)
+	})
+}
+
 func TestAutoPromotion(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-promo-auto"
@@ -152,11 +173,7 @@ func TestManualPromotion(t *testing.T) {
 		if a := got.Spec.Stages[0].Trigger.Manual.Approved; a != nil && *a {
 			return fmt.Errorf("approved not reset")
 		}
-		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
-			return fmt.Errorf("conditions %+v", got.Status.Conditions)
-		}
-		return nil
+		return readyNotStalled(got)
 	})
 }
 
@@ -250,17 +267,7 @@ func TestInvalidPromotionWindowStalls(t *testing.T) {
 	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got, err := getPromotion(ctx, t, p.Name)
-		if err != nil {
-			return err
-		}
-		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
-			return fmt.Errorf("conditions %+v", got.Status.Conditions)
-		}
-		return nil
-	})
+	waitReady(t, p.Name)
 }
 
 // TestRetriedFailureIsReported: a chart repository that does not answer keeps dev from being
@@ -381,17 +388,7 @@ func TestMisspelledTriggerIsRefused(t *testing.T) {
 	if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, fix)); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got, err := getPromotion(ctx, t, name)
-		if err != nil {
-			return err
-		}
-		if !meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionReadyCondition) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, configv1beta1.PromotionStalledCondition) {
-			return fmt.Errorf("conditions %+v", got.Status.Conditions)
-		}
-		return nil
-	})
+	waitReady(t, name)
 }
 
 // TestStageMatchingNoClusterIsReported: a stage whose selector matches no cluster passes at once,
