@@ -44,8 +44,9 @@ const probeTimeout = 5 * time.Second
 // checks the availability of what it applied.
 func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.BindingObj) (ctrl.Result, error) {
 	spec, st := b.BindingSpec(), b.BindingStatus()
-	if spec.ApplyStrategy != nil && spec.ApplyStrategy.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
-		return r.notApplied(ctx, b, notApplied("applyStrategy type %s is not supported yet: nothing is applied", spec.ApplyStrategy.Type))
+	var req manifests.Request
+	if err := withStrategy(&req, spec.ApplyStrategy); err != nil {
+		return r.notApplied(ctx, b, err)
 	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
 	if err != nil {
@@ -53,7 +54,7 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 	}
 	last := r.memo.get(client.ObjectKeyFromObject(b))
 	if !last.current(b) {
-		if last, err = r.apply(ctx, b, remote); err != nil {
+		if last, err = r.apply(ctx, b, remote, req); err != nil {
 			return r.notApplied(ctx, b, err)
 		}
 	}
@@ -87,8 +88,9 @@ func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remot
 	return remote, err
 }
 
-// apply deploys the snapshot group to the member cluster for the binding's placement.
-func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingObj, remote *fleet.Remote) (*applied, error) {
+// apply deploys the snapshot group to the member cluster for the binding's placement, with the
+// options of req.
+func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingObj, remote *fleet.Remote, req manifests.Request) (*applied, error) {
 	spec := b.BindingSpec()
 	owner := r.owner(b)
 	if owner == "" {
@@ -103,7 +105,8 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 			return nil, err
 		}
 	}
-	res, err := manifests.Apply(ctx, remote, manifests.Request{Owner: owner, Objects: objs})
+	req.Owner, req.Objects = owner, objs
+	res, err := manifests.Apply(ctx, remote, req)
 	if err != nil {
 		return nil, r.applyError(ctx, b, objs, err)
 	}

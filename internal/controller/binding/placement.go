@@ -74,6 +74,21 @@ func (r *kindReconciler) placementLive(ctx context.Context, b placementv1beta1.B
 	return p.GetDeletionTimestamp().IsZero(), nil
 }
 
+// abandoned reports whether the binding's placement is being deleted with deleteStrategy
+// propagationPolicy Abandon, which leaves the placed resources on the member clusters.
+func (r *kindReconciler) abandoned(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
+	name := placementOf(b)
+	if name == "" {
+		return false, nil
+	}
+	p := r.family.NewPlacement()
+	if err := r.Get(ctx, r.family.Key(b.GetNamespace(), name), p); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	ds := p.PlacementSpec().Strategy.DeleteStrategy
+	return !p.GetDeletionTimestamp().IsZero() && ds != nil && ds.PropagationPolicy == placementv1beta1.DeletePropagationPolicyAbandon, nil
+}
+
 // siblings returns the other bindings of b's placement.
 func (r *kindReconciler) siblings(ctx context.Context, b placementv1beta1.BindingObj) ([]placementv1beta1.BindingObj, error) {
 	list := r.family.NewBindingList()

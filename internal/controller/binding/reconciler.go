@@ -50,6 +50,7 @@ const (
 	ReasonAvailable      = "Available"
 	ReasonWithdrawn      = "Withdrawn"
 	ReasonWithdrawFailed = "WithdrawFailed"
+	ReasonAbandoned      = "Abandoned"
 )
 
 // Reconciler applies bindings of both kinds to their member clusters. Build it with

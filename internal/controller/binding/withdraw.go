@@ -62,9 +62,9 @@ func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b placementv1
 }
 
 // withdraw deletes from the member cluster what the binding's placement deployed there. It is
-// done once that is gone, or nothing can or should be deleted: the cluster is no longer
-// registered, or another Bound binding of the placement manages the cluster now (its next apply
-// prunes what its snapshot lacks).
+// done once that is gone, or nothing can or should be deleted: the placement is deleted with
+// deleteStrategy Abandon, the cluster is no longer registered, or another Bound binding of the
+// placement manages the cluster now (its next apply prunes what its snapshot lacks).
 func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.BindingObj) (bool, ctrl.Result, error) {
 	spec := b.BindingSpec()
 	key := client.ObjectKeyFromObject(b)
@@ -72,6 +72,16 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	owner := r.owner(b)
 	if owner == "" {
 		return true, ctrl.Result{}, nil // nothing can have been applied without an owner
+	}
+	abandoned, err := r.abandoned(ctx, b)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if abandoned {
+		log.Info("not withdrawing: the placement is deleted with deleteStrategy Abandon")
+		r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAbandoned, "Withdraw",
+			"left the resources on MemberCluster %s: the placement's deleteStrategy is Abandon", spec.TargetCluster)
+		return true, ctrl.Result{}, nil
 	}
 	successor, err := r.successor(ctx, b)
 	if err != nil {

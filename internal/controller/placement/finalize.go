@@ -34,7 +34,8 @@ import (
 const withdrawPoll = 10 * time.Second
 
 // finalize cleans up after a deleted placement: it deletes the bindings, whose finalizer
-// withdraws the resources from the clusters, waits until they are gone, then deletes the
+// withdraws the resources from the clusters (unless deleteStrategy is Abandon), waits until they
+// are gone, then deletes the
 // snapshots and lets the placement go.
 func (r *kindReconciler) finalize(ctx context.Context, p placementv1beta1.PlacementObj) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(p, r.family.PlacementFinalizer()) {
@@ -54,7 +55,10 @@ func (r *kindReconciler) finalize(ctx context.Context, p placementv1beta1.Placem
 		}
 		deleted++
 	}
-	if deleted > 0 {
+	if ds := p.PlacementSpec().Strategy.DeleteStrategy; deleted > 0 && ds != nil && ds.PropagationPolicy == placementv1beta1.DeletePropagationPolicyAbandon {
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
+			"Leaving the resources on %d clusters: deleteStrategy is Abandon", deleted)
+	} else if deleted > 0 {
 		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
 			"Withdrawing the resources from %d clusters", deleted)
 	}

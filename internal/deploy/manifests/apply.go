@@ -57,6 +57,7 @@ func Apply(ctx context.Context, remote *fleet.Remote, req Request) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
+	a.inv = inv
 	if err := a.inspect(ctx); err != nil {
 		return Result{}, err
 	}
@@ -187,6 +188,9 @@ func (a *applier) applyOne(ctx context.Context, it *item) error {
 	if err != nil {
 		return err
 	}
+	if err := a.mayApply(ctx, it); err != nil {
+		return err
+	}
 	if it.live != nil {
 		switch other, tier := ownerOf(it.live); other {
 		case a.req.Owner:
@@ -197,7 +201,9 @@ func (a *applier) applyOne(ctx context.Context, it *item) error {
 		}
 	}
 	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
-	out, err := res.Apply(ctx, it.obj.GetName(), desired, applyOptions(false))
+	opts := applyOptions(false)
+	opts.Force = !a.req.NoForce
+	out, err := res.Apply(ctx, it.obj.GetName(), desired, opts)
 	if err != nil && isImmutable(err) && it.opts.Force {
 		out, err = a.recreate(ctx, it, desired)
 	}
@@ -225,6 +231,8 @@ func (a *applier) failure(it *item, err error) error {
 		hint = " (set force on its source to delete and recreate it)"
 	case apierrors.IsNotFound(err) && it.obj.GetNamespace() != "" && it.opts.SkipNamespaceCreation:
 		hint = fmt.Sprintf(" (namespace creation is skipped: does namespace %s exist?)", it.obj.GetNamespace())
+	case apierrors.IsConflict(err) && a.req.NoForce:
+		hint = " (applyStrategy.serverSideApplyConfig.force is false: fields another field manager owns are not taken over)"
 	case isNamespaceTerminating(err):
 		hint = " (retrying once the namespace is gone)"
 	}
@@ -264,7 +272,7 @@ func appliedEntries(items []*item) []entry {
 	var es []entry
 	for _, it := range items {
 		if it.applied != nil {
-			es = append(es, entry{ObjectRef: it.ref(), Fields: fieldsHash(it.applied)})
+			es = append(es, entry{ObjectRef: it.ref(), Fields: fieldsHash(it.applied), Manifest: manifestHash(it.obj)})
 		}
 	}
 	return es

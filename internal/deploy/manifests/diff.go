@@ -44,6 +44,14 @@ func stripped(u *unstructured.Unstructured, excluded []pointer) map[string]any {
 	for _, p := range excluded {
 		p.remove(obj)
 	}
+	// No labels and empty labels are the same; removing excluded ones can leave the latter.
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, f := range []string{"labels", "annotations"} {
+			if m, ok := meta[f].(map[string]any); ok && len(m) == 0 {
+				delete(meta, f)
+			}
+		}
+	}
 	return obj
 }
 

@@ -94,10 +94,16 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 // compared with a live object of that same version only, so that a controller writing the
 // object meanwhile (a Deployment's status, say) is not mistaken for a change.
 func (a *applier) changes(ctx context.Context, it *item) ([]string, error) {
+	return a.compare(ctx, it, nil)
+}
+
+// compare is changes with the fields at ignored left out as well as the drift exclusions.
+func (a *applier) compare(ctx context.Context, it *item, ignored []pointer) ([]string, error) {
 	paths, err := excludedPaths(it.obj, a.req.DriftExclusions)
 	if err != nil {
 		return nil, err
 	}
+	paths = append(paths, ignored...)
 	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	for range 5 {
 		desired, err := a.withExclusions(it)

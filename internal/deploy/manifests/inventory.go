@@ -53,6 +53,8 @@ type entry struct {
 	ObjectRef
 	// Fields is fieldsHash of the object right after it was last applied; empty when unknown.
 	Fields string `json:"fields,omitempty"`
+	// Manifest is manifestHash of what was last applied; empty when unknown.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // inventory is what one owner deployed on one cluster.

@@ -38,6 +38,8 @@ type applier struct {
 	req    Request
 	log    logr.Logger
 	items  []*item
+	// inv is the owner's inventory as Apply found it; nil elsewhere.
+	inv *inventory
 }
 
 // item is one object of the request and what is known of it on the cluster.

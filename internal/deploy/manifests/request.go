@@ -95,7 +95,34 @@ type Request struct {
 	// afterwards, and are not reported as drift. Sveltos honours them in
 	// ContinuousWithDriftDetection mode only; callers pass them in that mode.
 	DriftExclusions []libv1beta1.DriftExclusion
+
+	// The options below carry Kubefleet's applyStrategy; their zero values are what Sveltos does.
+
+	// Adopt says when an object found on the cluster without any owner's marks is taken over.
+	Adopt Adoption
+	// RefuseCoOwned leaves alone, with an error, an object that others own through
+	// ownerReferences.
+	RefuseCoOwned bool
+	// NoForce applies without taking fields over from other field managers: an apply that would
+	// change a field another manager owns fails, naming the conflict.
+	NoForce bool
+	// KeepDrift leaves an object changed on the cluster since this owner applied it, while its
+	// manifest stayed the same, as it is: its apply fails, listing the drift. A changed manifest
+	// is applied as usual.
+	KeepDrift bool
 }
+
+// Adoption says when an object that exists on the cluster, deployed by no owner, is taken over.
+type Adoption string
+
+const (
+	// AdoptAlways takes such an object over; the zero value.
+	AdoptAlways Adoption = ""
+	// AdoptIfNoDiff takes it over only if applying the manifest would change nothing.
+	AdoptIfNoDiff Adoption = "IfNoDiff"
+	// AdoptNever leaves it alone, with an error.
+	AdoptNever Adoption = "Never"
+)
 
 // ObjectRef identifies a deployed object.
 type ObjectRef struct {
