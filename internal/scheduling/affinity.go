@@ -18,6 +18,7 @@ package scheduling
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +40,48 @@ type term struct {
 type weightedTerm struct {
 	term   term
 	weight int32
+	// sorter, when set, scales the weight by where a cluster's property lies between the
+	// lowest and the highest of the matching clusters.
+	sorter *placementv1beta1.PropertySorter
+}
+
+// scores returns what the term adds to each candidate's score. Without a sorter a matching
+// cluster gets the whole weight. With one, as in Kubefleet, the matching clusters that report the
+// property share it in proportion: with Descending the highest value gets the whole weight and
+// the lowest none, with Ascending the other way round; when all values are equal every one gets
+// the whole weight. A cluster that does not report the property gets nothing.
+func (w weightedTerm) scores(candidates []scored) []int32 {
+	out := make([]int32, len(candidates))
+	values := make([]float64, len(candidates))
+	reports := make([]bool, len(candidates))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, c := range candidates {
+		if !w.term.matches(c.Member) {
+			continue
+		}
+		if w.sorter == nil {
+			out[i] = w.weight
+			continue
+		}
+		q, err := resource.ParseQuantity(c.Properties[w.sorter.Name])
+		if err != nil {
+			continue
+		}
+		values[i], reports[i] = q.AsApproximateFloat64(), true
+		lo, hi = min(lo, values[i]), max(hi, values[i])
+	}
+	for i := range candidates {
+		switch {
+		case !reports[i]:
+		case hi == lo:
+			out[i] = w.weight
+		case w.sorter.SortOrder == placementv1beta1.Descending:
+			out[i] = int32(float64(w.weight) * (values[i] - lo) / (hi - lo))
+		default:
+			out[i] = int32(float64(w.weight) * (hi - values[i]) / (hi - lo))
+		}
+	}
+	return out
 }
 
 func requiredTerms(policy *placementv1beta1.PlacementPolicy) []placementv1beta1.ClusterSelectorTerm {
@@ -51,6 +94,9 @@ func requiredTerms(policy *placementv1beta1.PlacementPolicy) []placementv1beta1.
 func compileTerms(terms []placementv1beta1.ClusterSelectorTerm) ([]term, error) {
 	out := make([]term, 0, len(terms))
 	for i, t := range terms {
+		if t.PropertySorter != nil {
+			return nil, fmt.Errorf("clusterSelectorTerms[%d]: propertySorter ranks clusters and belongs in preferred terms only", i)
+		}
 		c, err := compileTerm(t)
 		if err != nil {
 			return nil, fmt.Errorf("clusterSelectorTerms[%d]: %w", i, err)

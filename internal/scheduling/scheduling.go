@@ -96,6 +96,9 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 	if policy.PlacementType == placementv1beta1.PickFixedPlacementType {
 		return pickFixed(policy.ClusterNames, members, current), nil
 	}
+	if len(policy.TopologySpreadConstraints) > 0 {
+		return Result{}, fmt.Errorf("topologySpreadConstraints are not supported by Stagecoach; remove them (spread clusters with preferred cluster affinity instead)")
+	}
 	required, err := compileTerms(requiredTerms(policy))
 	if err != nil {
 		return Result{}, fmt.Errorf("affinity.clusterAffinity.requiredDuringSchedulingIgnoredDuringExecution: %w", err)
@@ -107,7 +110,7 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 			if err != nil {
 				return Result{}, fmt.Errorf("affinity.clusterAffinity.preferredDuringSchedulingIgnoredDuringExecution[%d]: %w", i, err)
 			}
-			preferred = append(preferred, weightedTerm{term: t, weight: p.Weight})
+			preferred = append(preferred, weightedTerm{term: t, weight: p.Weight, sorter: p.Preference.PropertySorter})
 		}
 	}
 	var candidates []scored
@@ -129,13 +132,12 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 			unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: m.Name, Reason: why})
 			continue
 		}
-		score := int32(0)
-		for _, p := range preferred {
-			if p.term.matches(m) {
-				score += p.weight
-			}
+		candidates = append(candidates, scored{Member: m, current: current[m.Name]})
+	}
+	for _, p := range preferred {
+		for i, s := range p.scores(candidates) {
+			candidates[i].score += s
 		}
-		candidates = append(candidates, scored{Member: m, score: score, current: current[m.Name]})
 	}
 
 	res := Result{Satisfied: true}

@@ -17,6 +17,7 @@ limitations under the License.
 package scheduling
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -183,6 +184,72 @@ func TestPickClustersProperties(t *testing.T) {
 	// member3 reports no node count, so it does not match.
 	if names := got.PickedNames(); !reflect.DeepEqual(names, []string{"member1"}) {
 		t.Errorf("picked %v", names)
+	}
+}
+
+// TestPickClustersPropertySorter ranks clusters by a property: the weight is shared in
+// proportion to where each value lies between the lowest and the highest.
+func TestPickClustersPropertySorter(t *testing.T) {
+	const nodes = "kubernetes-fleet.io/node-count"
+	members := seedMembers()
+	members[0].Properties = map[string]string{nodes: "10"}
+	members[1].Properties = map[string]string{nodes: "2"}
+	members[2].Properties = map[string]string{nodes: "4"}
+	members = append(members, Member{Name: "member4", Joined: true}) // reports no node count
+	for _, tc := range []struct {
+		order  placementv1beta1.PropertySortOrder
+		weight int32
+		n      int32
+		picked []string
+		scores map[string]int32
+	}{
+		{order: placementv1beta1.Descending, weight: 80, n: 2, picked: []string{"member1", "member3"},
+			scores: map[string]int32{"member1": 80, "member3": 20, "member2": 0, "member4": 0}},
+		{order: placementv1beta1.Ascending, weight: 80, n: 2, picked: []string{"member2", "member3"},
+			scores: map[string]int32{"member2": 80, "member3": 60, "member1": 0, "member4": 0}},
+		{order: placementv1beta1.Descending, weight: -40, n: 1, picked: []string{"member2"},
+			scores: map[string]int32{"member1": -40, "member3": -10, "member2": 0, "member4": 0}},
+	} {
+		t.Run(string(tc.order), func(t *testing.T) {
+			policy := &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To(tc.n),
+				Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+					PreferredDuringSchedulingIgnoredDuringExecution: []placementv1beta1.PreferredClusterSelector{{Weight: tc.weight,
+						Preference: placementv1beta1.ClusterSelectorTerm{PropertySorter: &placementv1beta1.PropertySorter{Name: nodes, SortOrder: tc.order}}}},
+				}}}
+			got, err := Pick(policy, members, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if names := got.PickedNames(); !reflect.DeepEqual(names, tc.picked) {
+				t.Errorf("picked %v, want %v", names, tc.picked)
+			}
+			for _, d := range append(got.Picked, got.Unpicked...) {
+				if want := fmt.Sprintf("score %d", tc.scores[d.ClusterName]); !strings.Contains(d.Reason, want) {
+					t.Errorf("%s: %q, want %s", d.ClusterName, d.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+// TestPickClustersRefused: what the scheduler does not support fails with the field's name.
+func TestPickClustersRefused(t *testing.T) {
+	for _, tc := range []struct {
+		policy placementv1beta1.PlacementPolicy
+		want   string
+	}{
+		{policy: placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
+			TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}},
+			want: "topologySpreadConstraints are not supported"},
+		{policy: placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType,
+			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{
+					PropertySorter: &placementv1beta1.PropertySorter{Name: "n", SortOrder: placementv1beta1.Ascending}}}}}}},
+			want: "clusterSelectorTerms[0]: propertySorter ranks clusters and belongs in preferred terms only"},
+	} {
+		if _, err := Pick(&tc.policy, seedMembers(), nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
 	}
 }
 

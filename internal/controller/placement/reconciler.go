@@ -178,7 +178,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 
 	ps := &pass{p: p, spec: withDefaults(p.PlacementSpec())}
 	for _, phase := range []func(context.Context, *pass) error{
-		r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
+		r.supportedPhase, r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
 	} {
 		if err := phase(ctx, ps); errors.Is(err, errHalt) {
 			return ctrl.Result{RequeueAfter: r.resync}, nil

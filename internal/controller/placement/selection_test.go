@@ -28,8 +28,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -80,6 +82,57 @@ func TestInvalidSelectors(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestUnsupportedFields: a placement asking for what Stagecoach does not do is refused with a
+// condition and an Event that name the field.
+func TestUnsupportedFields(t *testing.T) {
+	c := startController(t)
+	mirror := placementv1beta1.ReportBackDestinationOriginalResource
+	namespace(t, c, "unsupported", nil)
+	for _, tc := range []struct {
+		name    string
+		edit    func(*placementv1beta1.ClusterResourcePlacement)
+		reason  string
+		message string
+	}{
+		{"namespace-accessible", func(p *placementv1beta1.ClusterResourcePlacement) {
+			p.Spec.StatusReportingScope = placementv1beta1.NamespaceAccessible
+		}, ReasonUnsupportedField, "statusReportingScope NamespaceAccessible"},
+		{"mirror", func(p *placementv1beta1.ClusterResourcePlacement) {
+			p.Spec.Strategy.ReportBackStrategy = &placementv1beta1.ReportBackStrategy{Type: placementv1beta1.ReportBackStrategyTypeMirror, Destination: &mirror}
+		}, ReasonUnsupportedField, "strategy.reportBackStrategy type Mirror"},
+		{"spread", func(p *placementv1beta1.ClusterResourcePlacement) {
+			p.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
+				TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}}
+		}, placementv1beta1.ResourceScheduleFailedReason, "topologySpreadConstraints are not supported"},
+	} {
+		p := crp("unsupported-"+tc.name, selectNamespace("unsupported"), nil, placementv1beta1.ExternalRolloutStrategyType)
+		tc.edit(p)
+		create(t, c, p)
+		cleanUp(t, c, p)
+		waitCRP(t, c, p.Name, func(p *placementv1beta1.ClusterResourcePlacement) error {
+			if err := conditionIs(p.Status.Conditions, "ClusterResourcePlacementScheduled", metav1.ConditionFalse, tc.reason, 1); err != nil {
+				return err
+			}
+			if msg := meta.FindStatusCondition(p.Status.Conditions, "ClusterResourcePlacementScheduled").Message; !strings.Contains(msg, tc.message) {
+				return fmt.Errorf("message %q does not say %q", msg, tc.message)
+			}
+			return nil
+		})
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			var list eventsv1.EventList
+			if err := c.List(ctx, &list, client.InNamespace("default")); err != nil {
+				return err
+			}
+			for _, e := range list.Items {
+				if e.Regarding.Name == p.Name && e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, tc.message) {
+					return nil
+				}
+			}
+			return fmt.Errorf("no Warning event about %s says %q", p.Name, tc.message)
+		})
+	}
 }
 
 // TestNamespacesByLabel: a Namespace selector by labels carries the namespaces' contents, and
