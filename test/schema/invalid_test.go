@@ -165,3 +165,37 @@ func TestInvalidManifestsRejected(t *testing.T) {
 		})
 	}
 }
+
+// TestTolerationsOnlyGrow: a placement's tolerations can be added to, never changed or removed.
+func TestTolerationsOnlyGrow(t *testing.T) {
+	obj := &unstructured.Unstructured{}
+	manifest := placement("resourceSelectors: [{group: '', version: v1, kind: Namespace, name: app}]\n" +
+		"policy: {placementType: PickAll, tolerations: [{key: dedicated, value: gpu, effect: NoSchedule}]}\n")
+	if err := yaml.Unmarshal([]byte(strings.Replace(manifest, "name: invalid", "name: tolerations", 1)), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	res := resourceFor(t, obj)
+	created, err := res.Create(t.Context(), obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = res.Delete(t.Context(), created.GetName(), metav1.DeleteOptions{}) })
+	update := func(tolerations ...any) error {
+		u := created.DeepCopy()
+		if err := unstructured.SetNestedSlice(u.Object, tolerations, "spec", "policy", "tolerations"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := res.Update(t.Context(), u, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err
+	}
+	gpu := map[string]any{"key": "dedicated", "value": "gpu", "effect": "NoSchedule", "operator": "Equal"}
+	spot := map[string]any{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}
+	if err := update(gpu, spot); err != nil {
+		t.Errorf("adding a toleration: %v", err)
+	}
+	for name, tolerations := range map[string][]any{"removed": {spot}, "changed": {map[string]any{"key": "dedicated", "value": "cpu", "effect": "NoSchedule"}}} {
+		if err := update(tolerations...); err == nil || !strings.Contains(err.Error(), "tolerations cannot be updated or removed once added") {
+			t.Errorf("%s toleration: %v", name, err)
+		}
+	}
+}

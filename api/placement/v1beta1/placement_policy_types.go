@@ -42,6 +42,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.placementType != 'PickAll' || (!has(self.clusterNames) && !has(self.numberOfClusters) && !has(self.topologySpreadConstraints))",message="a PickAll policy picks every matching cluster: remove clusterNames, numberOfClusters and topologySpreadConstraints (or use PickFixed or PickN)"
 // +kubebuilder:validation:XValidation:rule="self.placementType != 'PickN' || !has(self.clusterNames)",message="a PickN policy picks clusters by score: remove clusterNames (or use PickFixed)"
 // +kubebuilder:validation:XValidation:rule="self.placementType != 'PickN' || has(self.numberOfClusters)",message="a PickN policy needs numberOfClusters"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.tolerations) || (has(self.tolerations) && oldSelf.tolerations.all(t, t in self.tolerations))",message="tolerations cannot be updated or removed once added: add new ones only"
 type PlacementPolicy struct {
 	// PlacementType is PickAll (the default), PickN or PickFixed. It cannot change once set.
 	// +kubebuilder:validation:Enum=PickAll;PickN;PickFixed
