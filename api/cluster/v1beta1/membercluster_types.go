@@ -81,7 +81,9 @@ type MemberClusterSpec struct {
 	Identity rbacv1.Subject `json:"identity"`
 
 	// HeartbeatPeriodSeconds is how often, in seconds, the member cluster is expected to report to
-	// the hub. Between 1 and 600; 60 when unset.
+	// the hub. Between 1 and 600; 60 when unset. Stagecoach, which has no member agent, probes
+	// the member at least this often (and every probe interval of the controller if that is
+	// shorter).
 	// +kubebuilder:default=60
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=600

@@ -24,6 +24,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -138,7 +139,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
 	}
 	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
-	return ctrl.Result{RequeueAfter: wait.Jitter(r.opts.ProbeInterval, 0.1)}, nil
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster), 0.1)}, nil
+}
+
+// probeInterval is how often a member is probed: every ProbeInterval, or more often if its
+// heartbeatPeriodSeconds asks for it. Kubefleet's member agents report that often; Stagecoach,
+// which has no agent, looks at least that often instead.
+func (r *Reconciler) probeInterval(c *clusterv1beta1.MemberCluster) time.Duration {
+	if hb := time.Duration(c.Spec.HeartbeatPeriodSeconds) * time.Second; hb > 0 && hb < r.opts.ProbeInterval {
+		return hb
+	}
+	return r.opts.ProbeInterval
 }
 
 func (r *Reconciler) failuresOf(name string) int {

@@ -19,6 +19,7 @@ package membercluster
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -111,6 +112,16 @@ func TestClustersOfSecret(t *testing.T) {
 		got := r.clustersOfSecret(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "fleet", Name: secret}})
 		if len(got) != want {
 			t.Errorf("Secret fleet/%s woke %v, want %d clusters", secret, got, want)
+		}
+	}
+}
+
+func TestProbeInterval(t *testing.T) {
+	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}}
+	for hb, want := range map[int32]time.Duration{0: 10 * time.Second, 3: 3 * time.Second, 60: 10 * time.Second} {
+		c := &clusterv1beta1.MemberCluster{Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: hb}}
+		if got := r.probeInterval(c); got != want {
+			t.Errorf("heartbeatPeriodSeconds %d: probed every %v, want %v", hb, got, want)
 		}
 	}
 }
