@@ -34,7 +34,8 @@ const KubeconfigSecretAnnotation = "stagecoach.dev/kubeconfig-secret"
 // the kubeconfig.
 const KubeconfigSecretKey = "kubeconfig"
 
-// MemberClusterFinalizer keeps a MemberCluster until the hub has cleaned up what it keeps for it.
+// MemberClusterFinalizer keeps a deleted MemberCluster until no placement targets it (see
+// DeleteValidationModeStrict).
 const MemberClusterFinalizer = "kubernetes-fleet.io/membercluster-finalizer"
 
 // Well-known cluster properties reported in MemberClusterStatus.Properties.
@@ -127,10 +128,12 @@ type Taint struct {
 type DeleteValidationMode string
 
 const (
-	// DeleteValidationModeSkip deletes the MemberCluster without checking what still runs on it.
+	// DeleteValidationModeSkip deletes the MemberCluster at once; what was placed on the cluster
+	// stays there.
 	DeleteValidationModeSkip DeleteValidationMode = "Skip"
 
-	// DeleteValidationModeStrict refuses to delete a MemberCluster that placements still target.
+	// DeleteValidationModeStrict holds a deleted MemberCluster until no placement targets it: the
+	// placements unschedule it and withdraw what they placed there first.
 	DeleteValidationModeStrict DeleteValidationMode = "Strict"
 )
 

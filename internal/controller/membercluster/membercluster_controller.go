@@ -66,12 +66,14 @@ type Reconciler struct {
 	// which at worst delays Joined=False by a few probes.
 	mu       sync.Mutex
 	failures map[string]int
+	// leavingMsgs holds, per MemberCluster being deleted, the last Event about its wait.
+	leavingMsgs map[string]string
 }
 
 // NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
 // completes it.
 func NewReconciler(cache *fleet.Cache) *Reconciler {
-	return &Reconciler{fleet: cache, failures: map[string]int{}}
+	return &Reconciler{fleet: cache, failures: map[string]int{}, leavingMsgs: map[string]string{}}
 }
 
 // SetupWithManager registers the controller: it reconciles MemberClusters when their spec or
@@ -110,7 +112,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// A cluster being deleted is no longer offered to placements; its connection stays cached
 	// until it is gone, for whoever cleans up after it.
 	if !cluster.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return r.leave(ctx, cluster)
+	}
+	if err := patch.AddFinalizer(ctx, r.client, cluster, clusterv1beta1.MemberClusterFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	before := cluster.DeepCopy()

@@ -33,6 +33,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -44,6 +45,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
@@ -112,6 +114,53 @@ func TestMemberClusterConnectivity(t *testing.T) {
 	waitForEvent(t, c, "m", ReasonConnectionDown)
 	thaw()
 	waitForJoined(t, c, "m", metav1.ConditionTrue, ReasonReachable, "The API server answers")
+
+	testLeave(t, c)
+}
+
+// testLeave deletes MemberClusters that a placement still targets: with validationMode Strict
+// (the default) the deletion waits until the binding is gone, with Skip it does not.
+func testLeave(t *testing.T, c client.Client) {
+	ctx := t.Context()
+	skip := &clusterv1beta1.MemberCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "skip", Annotations: map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "m/" + sandbox.KubeconfigSecretName("m")}},
+		Spec: clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "nobody", APIGroup: rbacv1.GroupName},
+			DeleteOptions: &clusterv1beta1.DeleteOptions{ValidationMode: clusterv1beta1.DeleteValidationModeSkip}},
+	}
+	if err := c.Create(ctx, skip); err != nil {
+		t.Fatal(err)
+	}
+	waitForJoined(t, c, "skip", metav1.ConditionTrue, ReasonReachable, "The API server answers")
+	for _, cluster := range []string{"unannotated", "skip"} {
+		b := &placementv1beta1.ClusterResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "web-" + cluster, Labels: map[string]string{placementv1beta1.PlacementTrackingLabel: "web"}},
+			Spec: placementv1beta1.ResourceBindingSpec{State: placementv1beta1.BindingStateScheduled, TargetCluster: cluster,
+				ClusterDecision: placementv1beta1.ClusterDecision{ClusterName: cluster, Selected: true}},
+		}
+		if err := c.Create(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), b) })
+		if err := c.Delete(ctx, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := func(name string) func() (bool, string) {
+		return func() (bool, string) {
+			err := c.Get(ctx, client.ObjectKey{Name: name}, &clusterv1beta1.MemberCluster{})
+			return apierrors.IsNotFound(err), fmt.Sprintf("MemberCluster %s: %v", name, err)
+		}
+	}
+	poll(t, "MemberCluster skip to be gone at once", gone("skip"))
+	waitForEvent(t, c, "unannotated", ReasonLeaving)
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: "unannotated"}, mc); err != nil || mc.DeletionTimestamp.IsZero() {
+		t.Fatalf("MemberCluster unannotated should wait for its binding: %v %+v", err, mc.ObjectMeta)
+	}
+	if err := c.Delete(ctx, &placementv1beta1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web-unannotated"}}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "MemberCluster unannotated to go once its binding is gone", gone("unannotated"))
 }
 
 // startController runs the MemberCluster controller in a manager against the management

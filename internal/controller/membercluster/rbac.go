@@ -17,11 +17,13 @@ limitations under the License.
 package membercluster
 
 // What the MemberCluster controller reads and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs.
+// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs; the bindings
+// tell whether a deleted cluster may go (its finalizer).
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
-// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
