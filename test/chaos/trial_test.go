@@ -338,6 +338,21 @@ func (e *env) runState(v int) string {
 		for _, c := range st.Conditions {
 			out = append(out, fmt.Sprintf("stage %s %s=%s (%s: %s)", st.StageName, c.Type, c.Status, c.Reason, c.Message))
 		}
+		for _, cl := range st.Clusters {
+			for _, c := range cl.Conditions {
+				out = append(out, fmt.Sprintf("cluster %s %s=%s (%s)", cl.ClusterName, c.Type, c.Status, c.Reason))
+			}
+		}
+	}
+	// What the bindings say about each cluster: an update waits on its binding's Available.
+	bindings := &placementv1beta1.ClusterResourceBindingList{}
+	if err := e.c.List(context.Background(), bindings, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: "chaos"}); err == nil {
+		for _, b := range bindings.Items {
+			for _, c := range b.Status.Conditions {
+				out = append(out, fmt.Sprintf("binding %s (%s, %s) %s=%s at generation %d of %d (%s: %s)", b.Name, b.Spec.State,
+					b.Spec.ResourceSnapshotName, c.Type, c.Status, c.ObservedGeneration, b.Generation, c.Reason, c.Message))
+			}
+		}
 	}
 	return "update run chaos-" + strconv.Itoa(v) + ": " + strings.Join(out, "; ")
 }
