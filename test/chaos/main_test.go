@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -72,7 +73,8 @@ func runController(kubeconfig string) error {
 	if err != nil {
 		return err
 	}
-	logger := zap.New(zap.UseDevMode(true))
+	// Milliseconds: a trial's events are a few hundred of them apart.
+	logger := zap.New(zap.UseDevMode(true), func(o *zap.Options) { o.TimeEncoder = zapcore.RFC3339NanoTimeEncoder })
 	ctrl.SetLogger(logger)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
