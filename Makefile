@@ -15,16 +15,30 @@ KUBE_COMMANDS := ./cmd/etcd k8s.io/kubernetes/cmd/kube-apiserver \
 help: ## Show this help.
 	@grep -hE '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk -F':.*?## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# Static and path-independent, as in the image, so that both share the build cache.
+GO_BUILD := CGO_ENABLED=0 go build -trimpath -ldflags '-X main.version=$(VERSION)'
+
 .PHONY: build
 build: ## Build the stagecoach binary into bin/.
-	go build -o $(BIN)/stagecoach ./cmd/stagecoach
+	$(GO_BUILD) -o $(BIN)/stagecoach ./cmd/stagecoach
+
+PLATFORMS ?= linux/$(shell go env GOARCH)
+
+.PHONY: image
+image: ## Build the controller image into dist/image (an OCI layout; no Docker). PLATFORMS=linux/amd64,linux/arm64 for more, PUSH=registry/repo:tag to push.
+	cd hack/image && go run . -out $(CURDIR)/dist/image -platforms $(PLATFORMS) -version $(VERSION) $(if $(PUSH),-push $(PUSH))
 
 .PHONY: test
-test: verify-generated vet lint test-unit test-e2e ## Run every check and test: generated files, vet, unit tests, then the sandbox tests.
+test: verify-generated vet lint test-unit test-image test-e2e ## Run every check and test: generated files, vet, unit tests, the image, then the sandbox tests.
 
 .PHONY: test-unit
 test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no etcd or kube-apiserver.
 	go test -timeout 5m ./...
+
+.PHONY: test-image
+test-image: ## Build the image, push it to a loopback registry and run the binary it holds.
+	cd hack/image && go vet ./... && go test -count 1 ./...
 
 # Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag.
 .PHONY: test-e2e
@@ -68,7 +82,7 @@ vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
 lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive, misspell, gocognit, goimports).
 	$(GOLANGCI_LINT) run ./...
 
-GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml
+GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml charts/stagecoach/crds/*.yaml charts/stagecoach/files/role.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail if the deepcopy code, CRDs or RBAC role are stale (and regenerate them).
@@ -85,10 +99,13 @@ verify-generated: ## Fail if the deepcopy code, CRDs or RBAC role are stale (and
 # +kubebuilder:rbac markers in each controller package's rbac.go. Managed clusters are reached with
 # their own kubeconfigs (deploy engines act on them through those) and need nothing from it.
 .PHONY: generate
-generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC role from the reconcilers' markers.
+generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC role from the reconcilers' markers; copy both into the Helm chart.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd
 	$(CONTROLLER_GEN) rbac:roleName=stagecoach-manager paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
+	@# The chart installs exactly these: copies, never edited by hand.
+	rm -f charts/stagecoach/crds/*.yaml && cp config/crd/*.yaml charts/stagecoach/crds/
+	cp config/rbac/role.yaml charts/stagecoach/files/role.yaml
 
 .PHONY: kube
 kube: $(KUBE_BIN)/kwok-stages.yaml ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok into bin/kube/.

@@ -17,6 +17,9 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,7 +92,7 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr)); err != nil {
 		return err
 	}
 	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect)
@@ -103,4 +106,17 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return ctrl.GetConfig()
 	}
 	return clientcmd.BuildConfigFromFlags("", kubeconfig)
+}
+
+// cachesSynced is ready once the manager's informers have synced, so that a rolling update of
+// the controller does not route to a replica that has not read the management cluster yet.
+func cachesSynced(mgr ctrl.Manager) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("the caches have not synced yet")
+		}
+		return nil
+	}
 }

@@ -27,6 +27,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
+// version is stamped at build time (-ldflags "-X main.version=v1.2.3"); the image builder does.
+var version = "dev"
+
 func main() {
 	if err := newRootCommand().ExecuteContext(ctrl.SetupSignalHandler()); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
@@ -36,18 +39,30 @@ func main() {
 
 func newRootCommand() *cobra.Command {
 	logOpts := zap.Options{Development: true}
+	var logFormat string
 	root := &cobra.Command{
 		Use:   "stagecoach",
 		Short: "Progressive, staged rollouts of add-ons and configuration across Kubernetes fleets",
 		Long: `Stagecoach rolls Helm charts and manifests out across a fleet of Kubernetes clusters, stage by
 stage and a few clusters at a time, gated by health checks, soak delays, time windows and approvals.
 It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-update APIs.`,
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(*cobra.Command, []string) {
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			opts := []zap.Opts{zap.UseFlagOptions(&logOpts)}
+			switch logFormat {
+			case "console":
+			case "json":
+				opts = append(opts, zap.UseDevMode(false), zap.JSONEncoder())
+			default:
+				return fmt.Errorf("--log-format %q: want json or console", logFormat)
+			}
+			ctrl.SetLogger(zap.New(opts...))
+			return nil
 		},
 	}
+	root.PersistentFlags().StringVar(&logFormat, "log-format", "console", "json (for log collectors) or console (for people)")
 	goFlags := flag.NewFlagSet("log", flag.ExitOnError)
 	logOpts.BindFlags(goFlags)
 	root.PersistentFlags().AddGoFlagSet(goFlags)

@@ -18,8 +18,9 @@ package placement
 
 // What the ClusterResourcePlacement and ResourcePlacement controllers read and write on the
 // management cluster; make generate collects these markers into config/rbac/role.yaml. A
-// placement selects resources of any kind, so they read every kind; finalizers/update lets them
-// set blockOwnerDeletion on the snapshots and bindings they own.
+// placement may select resources of any kind, but reading every kind would be a wildcard: the
+// kinds it may select are granted apart, by the Helm chart's placement.selectableResources.
+// finalizers/update lets them set blockOwnerDeletion on the snapshots and bindings they own.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
@@ -31,5 +32,4 @@ package placement
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=patch
 // +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
