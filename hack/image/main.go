@@ -169,9 +169,9 @@ func buildImage(root string, p v1.Platform, version string, created time.Time, c
 		WorkingDir: "/",
 		Env:        []string{"SSL_CERT_FILE=" + caBundle},
 		Labels: map[string]string{
-			"org.opencontainers.image.title":   "stagecoach",
-			"org.opencontainers.image.version": version,
-			"org.opencontainers.image.source":  "https://github.com/stagecoach-dev/stagecoach",
+			"org.opencontainers.image.title":    "stagecoach",
+			"org.opencontainers.image.version":  version,
+			"org.opencontainers.image.source":   "https://github.com/stagecoach-dev/stagecoach",
 			"org.opencontainers.image.licenses": "Apache-2.0",
 		},
 	}
