@@ -112,7 +112,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
-	targets, err := r.checkClusters(ru, st, bindings, snapshot)
+	targets, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
 	if err != nil {
 		return false, err
 	}
@@ -139,7 +139,7 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 // checkClusters marks the started clusters whose binding is available with the snapshot as
 // succeeded, and returns every cluster's state for the wave planner. A started cluster whose
 // binding another run has taken over ends the run.
-func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) ([]rollout.Target, error) {
+func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) ([]rollout.Target, error) {
 	targets := make([]rollout.Target, 0, len(st.Clusters))
 	for j := range st.Clusters {
 		c := &st.Clusters[j]
@@ -150,7 +150,17 @@ func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingSt
 		case clusterStarted(c):
 			t.State = rollout.Updating
 			b, ok := bindings[c.ClusterName]
-			if !ok || b.BindingSpec().State != placementv1beta1.BindingStateBound || b.BindingSpec().ResourceSnapshotName != snapshot {
+			if !isBoundTo(b, ok, snapshot) {
+				// The cache may not have the binding this run patched yet while it already has the
+				// run's status saying so (two watches, no order between them): only the API
+				// server can tell a lagging cache from another run's write.
+				live, err := r.liveBinding(ctx, b, ok)
+				if err != nil {
+					return nil, err
+				}
+				b, ok = live, live != nil
+			}
+			if !isBoundTo(b, ok, snapshot) {
 				msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
 					c.ClusterName, ru.spec.PlacementName)
 				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
@@ -165,6 +175,26 @@ func (r *Reconciler) checkClusters(ru *run, st *placementv1beta1.StageUpdatingSt
 		targets = append(targets, t)
 	}
 	return targets, nil
+}
+
+func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {
+	return ok && b.BindingSpec().State == placementv1beta1.BindingStateBound && b.BindingSpec().ResourceSnapshotName == snapshot
+}
+
+// liveBinding reads a binding from the API server rather than the cache; nil if there is none.
+func (r *Reconciler) liveBinding(ctx context.Context, cached placementv1beta1.BindingObj, ok bool) (placementv1beta1.BindingObj, error) {
+	if !ok {
+		return nil, nil // a binding missing from the cache is not created by this run
+	}
+	var reader client.Reader = r.Client
+	if r.reader != nil {
+		reader = r.reader
+	}
+	live := r.Family.NewBinding()
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(cached), live); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	return live, nil
 }
 
 // available: the binding controller has applied the snapshot at the binding's current
@@ -269,8 +299,8 @@ func (r *Reconciler) waiting(ru *run, msg string) {
 }
 
 // stopStage lets the clusters already updating finish, then reports the run stopped.
-func (r *Reconciler) stopStage(_ context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
-	targets, err := r.checkClusters(ru, st, bindings, snapshot)
+func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
+	targets, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
 	if err != nil {
 		return stageResult{}, err
 	}

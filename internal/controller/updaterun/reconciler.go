@@ -51,6 +51,9 @@ type Reconciler struct {
 	// RecheckInterval is how often clusters that are updating are looked at again when no event
 	// arrives first; zero means 15 seconds.
 	RecheckInterval time.Duration
+
+	// reader reads around the cache: see liveBinding.
+	reader client.Reader
 }
 
 func (r *Reconciler) now() time.Time {
@@ -174,6 +177,7 @@ func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
 // requests (an approval moves the run on at once) and of the bindings of their placements (a
 // cluster that becomes available frees its slot at once).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.reader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(r.Family.NewUpdateRun()).
 		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).

@@ -114,3 +114,66 @@ func TestStaleReadNeverOverwrites(t *testing.T) {
 			now.ResourceVersion, settled.ResourceVersion, now.Status.StagesStatus)
 	}
 }
+
+// laggingBindings serves bindings as they were before a run bound them, as a binding informer
+// that has not seen the run's patch yet (while the run informer has its status) does.
+type laggingBindings struct {
+	client.Client
+	before []placementv1beta1.ClusterResourceBinding
+}
+
+func (l laggingBindings) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if bl, ok := list.(*placementv1beta1.ClusterResourceBindingList); ok {
+		bl.Items = nil
+		for _, b := range l.before {
+			bl.Items = append(bl.Items, *b.DeepCopy())
+		}
+		return nil
+	}
+	return l.Client.List(ctx, list, opts...)
+}
+
+// TestLaggingBindingCacheIsNoConflict: a run whose cache shows a started cluster's binding as it
+// was before the run bound it asks the API server before it concludes another run took the
+// binding over. (Seen in the crash trial: right after a restart, the run's status event beat the
+// binding's, and the run failed.)
+func TestLaggingBindingCacheIsNoConflict(t *testing.T) {
+	testenv.StartManager(t, func(mgr ctrl.Manager) error {
+		return ctrl.NewControllerManagedBy(mgr).For(&placementv1beta1.ClusterResourceBinding{}).Named("available-bindings-lag").
+			Complete(availableBindings{mgr.GetClient()})
+	})
+	c := testenv.Client(t)
+	fleet(t, c, "lag-placement")
+	strategy(t, c, "lag-strategy", time.Hour)
+	before := &placementv1beta1.ClusterResourceBindingList{}
+	if err := c.List(t.Context(), before, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: "lag-placement"}); err != nil || len(before.Items) == 0 {
+		t.Fatalf("bindings of lag-placement: %v %v", before.Items, err)
+	}
+	create(t, c, newRun("lag-run", "lag-placement", "lag-strategy", "1"))
+	r := &Reconciler{Client: c}
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lag-run"}}
+	run := &placementv1beta1.ClusterStagedUpdateRun{}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if _, err := r.Reconcile(ctx, req); err != nil {
+			return err
+		}
+		if err := c.Get(ctx, req.NamespacedName, run); err != nil {
+			return err
+		}
+		if len(run.Status.StagesStatus) == 0 || len(run.Status.StagesStatus[0].Clusters) == 0 || !clusterStarted(&run.Status.StagesStatus[0].Clusters[0]) {
+			return errors.New("staging not started yet")
+		}
+		return nil
+	})
+
+	r.Client, r.reader = laggingBindings{Client: c, before: before.Items}, c
+	if _, err := r.Reconcile(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(t.Context(), req.NamespacedName, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := conditionIs(run.Status.Conditions, "Succeeded", metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason); err == nil {
+		t.Errorf("the run failed on a lagging cache: %+v", run.Status.Conditions)
+	}
+}
