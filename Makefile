@@ -38,7 +38,7 @@ test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no e
 
 .PHONY: test-image
 test-image: ## Build the image, push it to a loopback registry and run the binary it holds.
-	cd hack/image && go vet ./... && go test -count 1 ./...
+	cd hack/image && go vet ./... && go test -count 1 -timeout 30m ./...
 
 # Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag.
 .PHONY: test-e2e
