@@ -25,6 +25,10 @@ build: ## Build the stagecoach binary into bin/.
 
 PLATFORMS ?= linux/$(shell go env GOARCH)
 
+.PHONY: dist
+dist: ## Render the release manifest dist/install.yaml (the Helm chart with default values, CRDs first) for kubectl apply -f.
+	@mkdir -p dist && go run ./hack/render > dist/install.yaml && echo "wrote dist/install.yaml"
+
 .PHONY: image
 image: ## Build the controller image into dist/image (an OCI layout; no Docker). PLATFORMS=linux/amd64,linux/arm64 for more, PUSH=registry/repo:tag to push.
 	cd hack/image && go run . -out $(CURDIR)/dist/image -platforms $(PLATFORMS) -version $(VERSION) $(if $(PUSH),-push $(PUSH))

@@ -25,11 +25,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
 	"helm.sh/helm/v4/pkg/action"
-	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -132,21 +130,12 @@ func toYAML(t *testing.T, v any) string {
 // The CRDs are left out: make verify-generated keeps them equal to config/crd.
 func render(t *testing.T, valuesFile string) string {
 	t.Helper()
-	ch, err := loader.Load(chartDir)
+	out, err := chartrender.Render(t.Context(), chartDir,
+		chartrender.Options{Release: "stagecoach", Namespace: "stagecoach-system", Values: readValues(t, valuesFile)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	install := action.NewInstall(action.NewConfiguration())
-	install.DryRunStrategy = action.DryRunClient
-	install.Replace = true
-	install.ReleaseName = "stagecoach"
-	install.Namespace = "stagecoach-system"
-	install.KubeVersion = &common.KubeVersion{Version: "v1.36.0", Major: "1", Minor: "36"}
-	rel, err := install.RunWithContext(t.Context(), ch, readValues(t, valuesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rel.(*releasev1.Release).Manifest
+	return out
 }
 
 func readValues(t *testing.T, file string) map[string]any {
