@@ -34,6 +34,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // Options tune the controllers. The zero value gives the defaults.
@@ -126,5 +127,5 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
 		}
 	}
-	return nil
+	return metrics.Register(&metrics.Collector{Reader: mgr.GetClient(), Log: log.WithName("metrics"), Now: opts.Now})
 }
