@@ -17,11 +17,14 @@ limitations under the License.
 package metrics
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -97,5 +100,30 @@ stagecoach_update_run_status_last_timestamp_seconds{condition="Progressing",name
 `
 	if err := testutil.CollectAndCompare(col, strings.NewReader(want)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDashboardUsesServedMetrics: every stagecoach_ series the chart's Grafana dashboard queries
+// is one the collector serves.
+func TestDashboardUsesServedMetrics(t *testing.T) {
+	data, err := os.ReadFile("../../charts/stagecoach/dashboards/stagecoach.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *prometheus.Desc, 20)
+	(&Collector{}).Describe(ch)
+	close(ch)
+	served := map[string]bool{}
+	for d := range ch {
+		served[regexp.MustCompile(`fqName: "([^"]+)"`).FindStringSubmatch(d.String())[1]] = true
+	}
+	used := regexp.MustCompile(`stagecoach_[a-z_]+`).FindAllString(string(data), -1)
+	if len(used) == 0 {
+		t.Fatal("the dashboard queries no stagecoach_ metric")
+	}
+	for _, m := range used {
+		if !served[m] {
+			t.Errorf("the dashboard queries %s, which is not served", m)
+		}
 	}
 }
