@@ -45,7 +45,7 @@ func TestCollector(t *testing.T) {
 		Spec:       configv1beta1.ClusterPromotionSpec{Stages: []configv1beta1.Stage{{Name: "dev"}, {Name: "prod"}}},
 		Status: configv1beta1.ClusterPromotionStatus{
 			CurrentStageName: "prod", LastPromotionTime: ago(90 * time.Second),
-			Stages: []configv1beta1.StageStatus{{Name: "dev"}, {Name: "prod", CurrentStatusDescription: &waiting}},
+			Stages:     []configv1beta1.StageStatus{{Name: "dev"}, {Name: "prod", CurrentStatusDescription: &waiting}},
 			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "Waiting"}},
 		},
 	}

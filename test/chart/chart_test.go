@@ -25,11 +25,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
 )
 
 const chartDir = "../../charts/stagecoach"
