@@ -83,6 +83,7 @@ func TestMetricsFollowAPromotion(t *testing.T) {
 		`stagecoach_approvals_waiting\{kind="ClusterPromotion",name="e2e-metrics",namespace=""\} 1$`,
 		`stagecoach_promotion_time_in_stage_seconds\{promotion="e2e-metrics",stage="staging"\} `,
 		`stagecoach_cluster_connected\{kind="SveltosCluster",name="prod",namespace="prod"\} 1$`,
+		`stagecoach_deploy_duration_seconds_count\{feature="Resources",result="succeeded"\} [1-9]`,
 	)
 
 	patch := []byte(`[{"op": "replace", "path": "/spec/stages/0/trigger/manual/approved", "value": true}]`)

@@ -20,10 +20,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/health"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // reasonHealthCheck marks a feature deployed but not (yet) healthy: it is checked again soon,
@@ -63,7 +65,10 @@ func checksFor(checks []libv1beta1.ValidateHealth, id libv1beta1.FeatureID, last
 // runChecks evaluates checks against the live objects of the cluster. A check that cannot be
 // evaluated as written (a script that does not compile, an endless loop, a CEL type error) is a
 // permanent failure; an unhealthy object or a missing one is a failure that is checked again.
-func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.ValidateHealth, id libv1beta1.FeatureID, pre bool) error {
+func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.ValidateHealth, id libv1beta1.FeatureID, pre bool) (err error) {
+	if len(checks) > 0 {
+		defer func(start time.Time) { metrics.ObserveHealthCheck(pre, start, err) }(time.Now())
+	}
 	for i := range checks {
 		c := &checks[i]
 		fail := func(err error) error { return &healthError{check: c.CheckName(), feature: id, pre: pre, err: err} }

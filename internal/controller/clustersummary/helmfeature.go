@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -29,6 +30,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // chartInput is one chart of the spec with its final values.
@@ -134,7 +136,9 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 			ReleaseName: hc.ReleaseName, ReleaseNamespace: hc.ReleaseNamespace, Status: configv1beta1.HelmChartStatusManaging,
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
+		start := time.Now()
 		rel, err := d.r.Helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values, d.extraMetadata())
+		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
 		case errors.As(err, &conflict):

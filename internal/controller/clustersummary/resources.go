@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,6 +31,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // deployment is one pass of deploying a summary's features to its cluster.
@@ -94,7 +96,11 @@ func (d *deployment) resources(ctx context.Context) {
 	}
 	var gvks []string
 	for _, target := range targets {
+		start := time.Now()
 		res, err := manifests.Apply(ctx, target.remote, target.req)
+		if !d.dryRun() {
+			metrics.ObserveDeploy(string(libv1beta1.FeatureResources), start, err)
+		}
 		if err != nil {
 			d.fail(f, hash, err)
 			return
