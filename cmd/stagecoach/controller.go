@@ -63,6 +63,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.DurationVar(&opts.controllers.ProbeInterval, "probe-interval", 10*time.Second, "how often each managed cluster's API server is checked")
 	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet, and those of promotion stages, are evaluated again")
 	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
+	f.BoolVar(&opts.controllers.LocalAsController, "local-deployment-as-controller", false,
+		"deploy the deploymentType Local content of profiles that name no ServiceAccount (labels projectsveltos.io/serviceaccount-name and -namespace) with the controller's own identity")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }

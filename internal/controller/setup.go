@@ -49,6 +49,9 @@ type Options struct {
 	HealthInterval time.Duration
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string
+	// LocalAsController lets profiles that name no ServiceAccount deploy deploymentType Local
+	// content with the controller's identity (which then needs the rights to create it).
+	LocalAsController bool
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
@@ -111,14 +114,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{
-				Client:           mgr.GetClient(),
-				Recorder:         mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
-				Clusters:         clusters,
-				Helm:             deployer,
-				Management:       management,
-				DriftInterval:    opts.DriftInterval,
-				HealthInterval:   opts.HealthInterval,
-				NotReadyInterval: opts.ProbeInterval,
+				Client:            mgr.GetClient(),
+				Recorder:          mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
+				Clusters:          clusters,
+				Helm:              deployer,
+				Management:        management,
+				LocalAsController: opts.LocalAsController,
+				DriftInterval:     opts.DriftInterval,
+				HealthInterval:    opts.HealthInterval,
+				NotReadyInterval:  opts.ProbeInterval,
 			}).SetupWithManager(mgr)
 		}},
 	}

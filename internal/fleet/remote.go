@@ -68,6 +68,23 @@ type Remote struct {
 	// when it meets a kind it doesn't know (a CRD installed a moment ago).
 	Discovery discovery.CachedDiscoveryInterface
 	Mapper    meta.ResettableRESTMapper
+	// Records, when set, is where Stagecoach keeps its records about this cluster (deploy
+	// inventories): a connection that acts as someone else (an impersonated tenant) must not
+	// need access to them.
+	Records *Remote
+}
+
+// Impersonating returns a connection to the same cluster acting as user, whose records stay
+// with r.
+func (r *Remote) Impersonating(user string) (*Remote, error) {
+	cfg := rest.CopyConfig(r.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	as, err := NewRemote(ClusterRef{Kind: r.Ref.Kind, Namespace: r.Ref.Namespace, Name: r.Ref.Name + " as " + user}, cfg)
+	if err != nil {
+		return nil, err
+	}
+	as.Records = r
+	return as, nil
 }
 
 // remoteScheme is shared by every Remote: schemes are read-only once built.

@@ -79,7 +79,7 @@ func TestTemplate(t *testing.T) {
 }
 
 // TestRBAC: the chart's ClusterRole holds exactly the rules generated from the code's markers,
-// and the placement reader only reads.
+// none of them a wildcard, and the placement reader only reads.
 func TestRBAC(t *testing.T) {
 	generated := rbacv1.ClusterRole{}
 	data, err := os.ReadFile("../../config/rbac/role.yaml")
@@ -99,6 +99,11 @@ func TestRBAC(t *testing.T) {
 	main, reader := roles["stagecoach"], roles["stagecoach-placement-reader"]
 	if a, b := toYAML(t, main.Rules), toYAML(t, generated.Rules); a != b {
 		t.Errorf("the chart's ClusterRole differs from config/rbac/role.yaml:\n%s\nwant\n%s", a, b)
+	}
+	for _, r := range main.Rules {
+		if containsWildcard(r.APIGroups) || containsWildcard(r.Resources) || containsWildcard(r.Verbs) {
+			t.Errorf("the controller's ClusterRole has a wildcard rule: %+v", r)
+		}
 	}
 	if len(reader.Rules) == 0 {
 		t.Fatalf("no placement reader role in %v", roles)

@@ -18,10 +18,12 @@ package clustersummary
 
 // What the ClusterSummary controller reads and writes on the management cluster; make generate
 // collects these markers into config/rbac/role.yaml. Profiles may deploy to the management
-// cluster itself (deploymentType Local), so the controller can apply any kind there; what it
-// applies to managed clusters goes through their own kubeconfigs and needs nothing here. It reads
+// cluster itself (deploymentType Local), as the ServiceAccount they name, which the controller
+// impersonates; what it applies to managed clusters goes through their own kubeconfigs and needs
+// nothing here. It reads
 // the ConfigMaps and Secrets that profiles refer to, the clusters' kubeconfig Secrets and chart
-// repository credentials, and writes the dry-run report ConfigMaps.
+// repository credentials, and writes the dry-run report ConfigMaps and, in the stagecoach-system
+// namespace it creates if need be, the inventories of what Local content deployed.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
@@ -31,5 +33,6 @@ package clustersummary
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;update
-// +kubebuilder:rbac:groups=*,resources=*,verbs=*
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

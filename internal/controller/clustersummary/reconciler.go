@@ -48,6 +48,10 @@ type Reconciler struct {
 	// Management is a connection to the management cluster itself, where policyRefs with
 	// deploymentType Local deploy.
 	Management *fleet.Remote
+	// LocalAsController lets deploymentType Local content of a profile that names no
+	// ServiceAccount be deployed with the controller's own identity.
+	LocalAsController bool
+	tenants           tenants
 	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
 	// was deployed.
 	DriftInterval time.Duration

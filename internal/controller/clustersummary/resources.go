@@ -88,10 +88,10 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	targets := []target{{d.remote, remote}}
-	if d.r.Management != nil {
-		targets = append(targets, target{d.r.Management, local})
+	if mgmt, err := d.local(); err == nil {
+		targets = append(targets, target{mgmt, local})
 	} else if len(local.Objects) > 0 {
-		d.fail(f, hash, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster")))
+		d.fail(f, hash, err)
 		return
 	}
 	var gvks []string
@@ -204,8 +204,8 @@ func (d *deployment) removeResources(ctx context.Context) {
 	f.Status = libv1beta1.FeatureStatusRemoving
 	owner := d.owner(libv1beta1.FeatureResources)
 	_, err := manifests.Withdraw(ctx, d.remote, owner)
-	if err == nil && d.r.Management != nil {
-		_, err = manifests.Withdraw(ctx, d.r.Management, owner+":Local")
+	if mgmt, lerr := d.local(); err == nil && lerr == nil {
+		_, err = manifests.Withdraw(ctx, mgmt, owner+":Local")
 	}
 	if err != nil {
 		d.fail(f, f.Hash, err)
@@ -229,8 +229,8 @@ func (d *deployment) withdraw(ctx context.Context) error {
 	owner := d.owner(libv1beta1.FeatureResources)
 	if d.spec().StopMatchingBehavior == configv1beta1.LeavePolicies {
 		err := manifests.Forget(ctx, d.remote, owner)
-		if d.r.Management != nil {
-			err = errors.Join(err, manifests.Forget(ctx, d.r.Management, owner+":Local"))
+		if mgmt, lerr := d.local(); lerr == nil {
+			err = errors.Join(err, manifests.Forget(ctx, mgmt, owner+":Local"))
 		}
 		return err
 	}
@@ -245,8 +245,8 @@ func (d *deployment) withdraw(ctx context.Context) error {
 	}
 	_, err := manifests.Withdraw(ctx, d.remote, owner)
 	errs = append(errs, err)
-	if d.r.Management != nil {
-		_, err = manifests.Withdraw(ctx, d.r.Management, owner+":Local")
+	if mgmt, lerr := d.local(); lerr == nil {
+		_, err = manifests.Withdraw(ctx, mgmt, owner+":Local")
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -53,7 +53,7 @@ func Apply(ctx context.Context, remote *fleet.Remote, req Request) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	inv, err := loadInventory(ctx, remote, req.Owner)
+	inv, err := loadInventory(ctx, records(remote), req.Owner)
 	if err != nil {
 		return Result{}, err
 	}
@@ -80,7 +80,7 @@ func (a *applier) apply(ctx context.Context, inv *inventory, res Result) (Result
 		}
 	}
 	if len(intent) > 0 {
-		if err := inv.save(ctx, a.remote, inv.with(intent...)); err != nil {
+		if err := inv.save(ctx, records(a.remote), inv.with(intent...)); err != nil {
 			return res, err
 		}
 	}
@@ -100,13 +100,13 @@ func (a *applier) apply(ctx context.Context, inv *inventory, res Result) (Result
 	applied := appliedEntries(slices.Concat(first, rest))
 	res.Applied, res.DeployedGVKs = a.appliedRefs(first, rest)
 	if len(errs) > 0 {
-		errs = append(errs, inv.save(ctx, a.remote, inv.with(applied...)))
+		errs = append(errs, inv.save(ctx, records(a.remote), inv.with(applied...)))
 		return res, errors.Join(errs...)
 	}
 	pruned, survivors, pruneErr := prune(ctx, a.remote, a.req.Owner, leftOut(inv, wanted))
 	res.Pruned = pruned
 	keep := &inventory{entries: survivors}
-	saveErr := inv.save(ctx, a.remote, keep.with(applied...))
+	saveErr := inv.save(ctx, records(a.remote), keep.with(applied...))
 	return res, errors.Join(pruneErr, saveErr)
 }
 

@@ -57,7 +57,7 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 	if err != nil {
 		return nil, err
 	}
-	inv, err := loadInventory(ctx, remote, req.Owner)
+	inv, err := loadInventory(ctx, records(remote), req.Owner)
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,14 @@ type inventory struct {
 	stored          string
 }
 
+// records is where the inventories of what is deployed through remote are kept.
+func records(remote *fleet.Remote) *fleet.Remote {
+	if remote.Records != nil {
+		return remote.Records
+	}
+	return remote
+}
+
 // loadInventory reads owner's inventory; a missing one is empty.
 func loadInventory(ctx context.Context, remote *fleet.Remote, owner string) (*inventory, error) {
 	inv := &inventory{owner: owner}

@@ -41,22 +41,22 @@ import (
 // a while. Objects whose deletion failed stay in the inventory for the next call. Namespaces that
 // Apply created for the objects are not deleted; Namespaces in the set are.
 func Withdraw(ctx context.Context, remote *fleet.Remote, owner string) ([]ObjectRef, error) {
-	inv, err := loadInventory(ctx, remote, owner)
+	inv, err := loadInventory(ctx, records(remote), owner)
 	if err != nil {
 		return nil, err
 	}
 	deleted, survivors, err := prune(ctx, remote, owner, inv.entries)
 	if len(survivors) > 0 {
-		return deleted, errors.Join(err, inv.save(ctx, remote, survivors))
+		return deleted, errors.Join(err, inv.save(ctx, records(remote), survivors))
 	}
-	return deleted, errors.Join(err, inv.remove(ctx, remote))
+	return deleted, errors.Join(err, inv.remove(ctx, records(remote)))
 }
 
 // Forget lets owner's objects stay on the cluster unmanaged (Sveltos' LeavePolicies): it takes
 // the owner marks off every object owner still owns and deletes the inventory. A later Apply
 // by any owner adopts them.
 func Forget(ctx context.Context, remote *fleet.Remote, owner string) error {
-	inv, err := loadInventory(ctx, remote, owner)
+	inv, err := loadInventory(ctx, records(remote), owner)
 	if err != nil {
 		return err
 	}
@@ -77,9 +77,9 @@ func Forget(ctx context.Context, remote *fleet.Remote, owner string) error {
 		}
 	}
 	if len(survivors) > 0 {
-		return errors.Join(append(errs, inv.save(ctx, remote, survivors))...)
+		return errors.Join(append(errs, inv.save(ctx, records(remote), survivors))...)
 	}
-	return inv.remove(ctx, remote)
+	return inv.remove(ctx, records(remote))
 }
 
 // prune deletes the objects of entries that owner still owns: objects first, then Namespaces,

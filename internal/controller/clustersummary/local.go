@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clustersummary
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+)
+
+// The labels of a ClusterProfile (copied onto its ClusterSummaries) that name the ServiceAccount
+// its deploymentType Local content is deployed as: Sveltos' tenant labels.
+const (
+	ServiceAccountNameLabel      = "projectsveltos.io/serviceaccount-name"
+	ServiceAccountNamespaceLabel = "projectsveltos.io/serviceaccount-namespace"
+)
+
+// tenants caches one impersonating connection to the management cluster per ServiceAccount.
+type tenants struct {
+	mu     sync.Mutex
+	byUser map[string]*fleet.Remote
+}
+
+// local returns the connection deploymentType Local content goes through: the management
+// cluster as the ServiceAccount the profile names, so that a profile can deploy there only what
+// that ServiceAccount may; or, if the controller was started with --local-deployment-as-controller,
+// as the controller itself.
+func (d *deployment) local() (*fleet.Remote, error) {
+	if d.r.Management == nil {
+		return nil, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster"))
+	}
+	name, ns := d.cs.Labels[ServiceAccountNameLabel], d.cs.Labels[ServiceAccountNamespaceLabel]
+	switch {
+	case name != "" && ns != "":
+		return d.r.tenant("system:serviceaccount:" + ns + ":" + name)
+	case d.r.LocalAsController:
+		return d.r.Management, nil
+	}
+	return nil, permanent(fmt.Errorf("deploymentType Local deploys to the management cluster as the ServiceAccount named by the profile's labels %s and %s, "+
+		"and the profile has neither; label it with a ServiceAccount allowed to create what it deploys (or run the controller with --local-deployment-as-controller)",
+		ServiceAccountNameLabel, ServiceAccountNamespaceLabel))
+}
+
+func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
+	r.tenants.mu.Lock()
+	defer r.tenants.mu.Unlock()
+	if t, ok := r.tenants.byUser[user]; ok {
+		return t, nil
+	}
+	t, err := r.Management.Impersonating(user)
+	if err != nil {
+		return nil, err
+	}
+	if r.tenants.byUser == nil {
+		r.tenants.byUser = map[string]*fleet.Remote{}
+	}
+	r.tenants.byUser[user] = t
+	return t, nil
+}
