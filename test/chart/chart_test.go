@@ -22,6 +22,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,14 +116,7 @@ func TestRBAC(t *testing.T) {
 	}
 }
 
-func containsWildcard(s []string) bool {
-	for _, v := range s {
-		if v == "*" {
-			return true
-		}
-	}
-	return false
-}
+func containsWildcard(s []string) bool { return slices.Contains(s, "*") }
 
 func toYAML(t *testing.T, v any) string {
 	b, err := yaml.Marshal(v)

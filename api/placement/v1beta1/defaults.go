@@ -41,3 +41,10 @@ func DefaultedApplyStrategy(a *ApplyStrategy) *ApplyStrategy {
 	}
 	return out
 }
+
+// Abandons reports whether deleting the placement leaves the placed resources on the member
+// clusters (deleteStrategy propagationPolicy Abandon).
+func Abandons(p PlacementObj) bool {
+	ds := p.PlacementSpec().Strategy.DeleteStrategy
+	return ds != nil && ds.PropagationPolicy == DeletePropagationPolicyAbandon
+}

@@ -21,7 +21,6 @@ import (
 	"regexp"
 	"slices"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -57,36 +56,30 @@ func (r *kindReconciler) owner(b placementv1beta1.BindingObj) string {
 	return r.family.Describe(r.family.PlacementKind(), b.GetNamespace(), p)
 }
 
-// placementLive reports whether the binding's placement exists and is not being deleted.
-func (r *kindReconciler) placementLive(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
+// placement reads the binding's placement; nil if it has none or it is gone.
+func (r *kindReconciler) placement(ctx context.Context, b placementv1beta1.BindingObj) (placementv1beta1.PlacementObj, error) {
 	name := placementOf(b)
 	if name == "" {
-		return false, nil
+		return nil, nil
 	}
 	p := r.family.NewPlacement()
-	err := r.Get(ctx, r.family.Key(b.GetNamespace(), name), p)
-	if apierrors.IsNotFound(err) {
-		return false, nil
+	if err := r.Get(ctx, r.family.Key(b.GetNamespace(), name), p); err != nil {
+		return nil, client.IgnoreNotFound(err)
 	}
-	if err != nil {
-		return false, err
-	}
-	return p.GetDeletionTimestamp().IsZero(), nil
+	return p, nil
+}
+
+// placementLive reports whether the binding's placement exists and is not being deleted.
+func (r *kindReconciler) placementLive(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
+	p, err := r.placement(ctx, b)
+	return p != nil && p.GetDeletionTimestamp().IsZero(), err
 }
 
 // abandoned reports whether the binding's placement is being deleted with deleteStrategy
 // propagationPolicy Abandon, which leaves the placed resources on the member clusters.
 func (r *kindReconciler) abandoned(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
-	name := placementOf(b)
-	if name == "" {
-		return false, nil
-	}
-	p := r.family.NewPlacement()
-	if err := r.Get(ctx, r.family.Key(b.GetNamespace(), name), p); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	ds := p.PlacementSpec().Strategy.DeleteStrategy
-	return !p.GetDeletionTimestamp().IsZero() && ds != nil && ds.PropagationPolicy == placementv1beta1.DeletePropagationPolicyAbandon, nil
+	p, err := r.placement(ctx, b)
+	return p != nil && !p.GetDeletionTimestamp().IsZero() && placementv1beta1.Abandons(p), err
 }
 
 // siblings returns the other bindings of b's placement.

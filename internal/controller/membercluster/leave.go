@@ -53,9 +53,9 @@ func (r *Reconciler) leave(ctx context.Context, cluster *clusterv1beta1.MemberCl
 			return ctrl.Result{}, err
 		}
 		if len(placements) > 0 {
-			msg := fmt.Sprintf("Deletion waits until no placement targets the cluster (deleteOptions.validationMode Strict): "+
-				"%s still %s bindings here; they withdraw what they placed first. Set validationMode Skip to let the cluster go at once.",
-				strings.Join(placements, ", "), map[bool]string{true: "has", false: "have"}[len(placements) == 1])
+			msg := fmt.Sprintf("Deletion waits until no placement targets the cluster (deleteOptions.validationMode Strict); "+
+				"placements with bindings here, which withdraw what they placed first: %s. Set validationMode Skip to let the cluster go at once.",
+				strings.Join(placements, ", "))
 			if r.leaving(cluster.Name, msg) {
 				r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonLeaving, "Delete", "%s", msg)
 			}

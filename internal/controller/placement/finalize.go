@@ -18,6 +18,7 @@ package placement
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,12 +56,12 @@ func (r *kindReconciler) finalize(ctx context.Context, p placementv1beta1.Placem
 		}
 		deleted++
 	}
-	if ds := p.PlacementSpec().Strategy.DeleteStrategy; deleted > 0 && ds != nil && ds.PropagationPolicy == placementv1beta1.DeletePropagationPolicyAbandon {
-		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
-			"Leaving the resources on %d clusters: deleteStrategy is Abandon", deleted)
-	} else if deleted > 0 {
-		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete",
-			"Withdrawing the resources from %d clusters", deleted)
+	if deleted > 0 {
+		msg := fmt.Sprintf("Withdrawing the resources from %d clusters", deleted)
+		if placementv1beta1.Abandons(p) {
+			msg = fmt.Sprintf("Leaving the resources on %d clusters: deleteStrategy is Abandon", deleted)
+		}
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete", "%s", msg)
 	}
 	if len(bindings) > 0 {
 		ctrl.LoggerFrom(ctx).V(1).Info("waiting for bindings to be deleted", "bindings", len(bindings))
