@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -98,7 +99,30 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		return err
 	}
 	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect)
-	return mgr.Start(cmd.Context())
+	return start(cmd.Context(), mgr)
+}
+
+// shutdownTimeout bounds a stop: the manager's own graceful shutdown (30 s) and a little more.
+var shutdownTimeout = 35 * time.Second
+
+// start runs mgr until ctx is done. A manager stopped before its caches synced (a permission
+// missing, an API server that does not answer) never returns from Start, as controller-runtime
+// stands: the process then ends once the graceful shutdown had its time, instead of hanging.
+func start(ctx context.Context, mgr ctrl.Manager) error {
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(shutdownTimeout):
+		return fmt.Errorf("the manager did not stop within %s; it cannot when stopped before its caches synced: "+
+			"check that the controller may list and watch what it reads", shutdownTimeout)
+	}
 }
 
 // restConfig loads the management cluster's configuration from an explicit kubeconfig file, or

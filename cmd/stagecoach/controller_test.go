@@ -30,11 +30,18 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
 // TestControllerCommand runs `stagecoach controller` against a sandbox management cluster and
@@ -79,6 +86,50 @@ func TestControllerCommand(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("controller did not stop when its context was cancelled")
+	}
+
+	// A manager whose caches cannot sync (it may read nothing) still stops when told to, which
+	// controller-runtime's alone does not.
+	shutdownTimeout = 2 * time.Second
+	kubeconfig, err := clientcmd.LoadFromFile(fleet.Management.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range kubeconfig.AuthInfos {
+		user.Impersonate = "nobody"
+	}
+	cfg, err := clientcmd.NewDefaultClientConfig(*kubeconfig, nil).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme.New(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: probes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mgr.GetCache().GetInformer(t.Context(), &corev1.ConfigMap{}, cache.BlockUntilSynced(false)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(t.Context())
+	go func() { done <- start(ctx, mgr) }()
+	if err := waitOK(t.Context(), "http://"+probes+"/healthz"); err != nil {
+		select {
+		case err := <-done:
+			t.Fatalf("controller exited early: %v", err)
+		default:
+		}
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "may list and watch") {
+			t.Errorf("controller without permissions exited with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("controller without permissions did not stop when its context was cancelled")
 	}
 }
 

@@ -18,6 +18,7 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
+	"github.com/stagecoach-dev/stagecoach/internal/secretcache"
 )
 
 // Options tune the controllers. The zero value gives the defaults.
@@ -69,12 +71,17 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		opts.HealthInterval = 5 * time.Second
 	}
 	log := ctrl.Log.WithName("controller")
-	clusters := fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{})
+	// Every reconciler reads Secrets through c, which holds only those read.
+	c, err := secretcache.New(context.Background(), mgr)
+	if err != nil {
+		return err
+	}
+	clusters := fleet.NewCache(c, fleet.CacheOptions{})
 	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Log: log.WithName("charts")})
 	if err != nil {
 		return err
 	}
-	deployer, err := helm.NewDeployer(helm.Options{Cache: charts, Secrets: mgr.GetClient(), Log: log.WithName("helm")})
+	deployer, err := helm.NewDeployer(helm.Options{Cache: charts, Secrets: c, Log: log.WithName("helm")})
 	if err != nil {
 		return err
 	}
@@ -93,28 +100,28 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval})
 		}},
 		{"clusterprofile", func() error {
-			return (&clusterprofile.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
+			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", func() error {
-			return (&clusterpromotion.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
+			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"placement", func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"binding", func() error {
-			r := binding.NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
+			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
 			r.ResyncInterval = opts.DriftInterval
 			return r.SetupWithManager(mgr)
 		}},
 		{"clusterstagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"stagedupdaterun", func() error {
-			return (&updaterun.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
+			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{
-				Client:            mgr.GetClient(),
+				Client:            c,
 				Recorder:          mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
 				Clusters:          clusters,
 				Helm:              deployer,
@@ -131,5 +138,5 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
 		}
 	}
-	return metrics.Register(&metrics.Collector{Reader: mgr.GetClient(), Log: log.WithName("metrics"), Now: opts.Now})
+	return metrics.Register(&metrics.Collector{Reader: c, Log: log.WithName("metrics"), Now: opts.Now})
 }

@@ -70,8 +70,9 @@ func Main(m *testing.M, clusters ...sandbox.ClusterSpec) {
 
 // MainWithController is Main with one controller manager, set up by setup, running on the
 // management cluster for the whole test binary: tests that share a fleet must share the
-// controller too, or two would fight over the same objects. Its log goes to a file whose path
-// is printed.
+// controller too, or two would fight over the same objects. It runs as the Helm chart's
+// ServiceAccount with the chart's RBAC, as an installed controller does. Its log goes to a file
+// whose path is printed.
 func MainWithController(m *testing.M, setup func(ctrl.Manager) error, clusters ...sandbox.ClusterSpec) {
 	os.Exit(run(m, setup, clusters))
 }
@@ -99,7 +100,12 @@ func run(m *testing.M, setup func(ctrl.Manager) error, clusters []sandbox.Cluste
 		}
 		defer stop()
 	}
-	return m.Run()
+	code := m.Run()
+	if n := secretContentReads.Load(); n > 0 && code == 0 {
+		fmt.Fprintf(os.Stderr, "the controller read Secrets through its cache %d times: the cache would hold every Secret's content\n", n)
+		code = 1
+	}
+	return code
 }
 
 func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(), error) {
@@ -110,12 +116,19 @@ func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(),
 	fmt.Fprintln(os.Stderr, "controller log:", logPath)
 	logger := zap.New(zap.WriteTo(logFile), zap.UseDevMode(true))
 	ctrl.SetLogger(logger)
+	cfg, user, err := asChartServiceAccount(context.Background(), Fleet.Management.Config)
+	if err != nil {
+		return nil, fmt.Errorf("installing the chart's RBAC: %w", err)
+	}
+	ChartServiceAccount = user
+	fmt.Fprintln(os.Stderr, "controller runs as", user)
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(Fleet.Management.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
+		NewCache:               newSecretGuardedCache,
 	})
 	if err == nil {
 		err = setup(mgr)
@@ -180,7 +193,22 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error, tweaks ...func(*
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done; ended.set() })
+	// A manager stopped before its caches synced never returns from Start (controller-runtime's
+	// runnableGroup.Start loops once its context is done): the test goes on once they have, and
+	// a cleanup after they did not leaves the manager behind rather than hang.
+	synced := false
+	t.Cleanup(func() {
+		cancel()
+		if synced {
+			<-done
+		}
+		ended.set()
+	})
+	syncCtx, stop := context.WithTimeout(ctx, 2*time.Minute)
+	defer stop()
+	if synced = mgr.GetCache().WaitForCacheSync(syncCtx); !synced {
+		t.Fatal("the manager's caches did not sync within 2m")
+	}
 	return mgr
 }
 

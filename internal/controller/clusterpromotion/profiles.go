@@ -309,7 +309,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
 		Named("clusterpromotion").
 		Complete(r)
 }

@@ -92,7 +92,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("membercluster").
 		For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(specOrAnnotations)).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
 		Complete(r)
 }

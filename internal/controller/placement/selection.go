@@ -119,6 +119,10 @@ func (r *Reconciler) selectResources(ctx context.Context, f placementv1beta1.Fam
 		default:
 			objs, err = r.fetch(ctx, gvk, "", term.Name, selector)
 		}
+		if apierrors.IsForbidden(err) {
+			return nil, selectorErrorf("%s: Stagecoach may not read %s on the hub; grant it get, list and watch "+
+				"(the Helm chart's placement.selectableResources) to place them", where, mapping.Resource.GroupResource())
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -21,7 +21,9 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,6 +56,10 @@ type kindReconciler struct {
 	// to select a kind and stay for the life of the process.
 	watchMu sync.Mutex
 	watched map[schema.GroupKind]bool
+	// unreadable are kinds the controller may not list and watch, and when that was found: RBAC
+	// (the chart's placement.selectableResources) decides what a placement can select, and a
+	// watch it refuses would only fail over and over. They are asked again after a while.
+	unreadable map[schema.GroupKind]time.Time
 
 	// namespaces remembers, per placement, the Namespaces whose contents its last pass selected,
 	// so that an edit inside one wakes only the placements concerned.
@@ -63,7 +69,7 @@ type kindReconciler struct {
 
 func newKindReconciler(r *Reconciler, f placementv1beta1.Family) *kindReconciler {
 	return &kindReconciler{Reconciler: r, family: f, watched: map[schema.GroupKind]bool{},
-		namespaces: map[types.NamespacedName]map[string]bool{}}
+		unreadable: map[schema.GroupKind]time.Time{}, namespaces: map[types.NamespacedName]map[string]bool{}}
 }
 
 // setup registers the controller. Besides its placements, it watches the bindings and
@@ -143,8 +149,12 @@ func (r *kindReconciler) ensureWatches(ctx context.Context, p placementv1beta1.P
 		if r.watched[gk] {
 			continue
 		}
-		if _, err := r.mapper.RESTMapping(gk, gvk.Version); err != nil {
+		mapping, err := r.mapper.RESTMapping(gk, gvk.Version)
+		if err != nil {
 			continue // not served by this hub; the resync covers it if it appears
+		}
+		if !r.mayWatch(ctx, gk, mapping.Resource) {
+			continue
 		}
 		obj := &metav1.PartialObjectMetadata{}
 		obj.SetGroupVersionKind(gvk)
@@ -159,6 +169,31 @@ func (r *kindReconciler) ensureWatches(ctx context.Context, p placementv1beta1.P
 		r.watched[gk] = true
 		ctrl.LoggerFrom(ctx).V(1).Info("watching hub resources", "kind", gvk.String())
 	}
+}
+
+// mayWatch reports whether the controller may list and watch resource, asking the API server
+// (a SelfSubjectAccessReview, which every authenticated user may create) at most once per
+// discovery period for a kind it may not. The caller holds watchMu.
+func (r *kindReconciler) mayWatch(ctx context.Context, gk schema.GroupKind, resource schema.GroupVersionResource) bool {
+	if at, ok := r.unreadable[gk]; ok && r.now().Sub(at) < r.discovery.ttl {
+		return false
+	}
+	for _, verb := range []string{"list", "watch"} {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Group: resource.Group, Resource: resource.Resource},
+		}}
+		if err := r.client.Create(ctx, review); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "asking whether hub resources may be watched", "kind", gk.String())
+			return false
+		}
+		if !review.Status.Allowed {
+			ctrl.LoggerFrom(ctx).V(1).Info("not watching hub resources the controller may not read", "kind", gk.String())
+			r.unreadable[gk] = r.now()
+			return false
+		}
+	}
+	delete(r.unreadable, gk)
+	return true
 }
 
 // carriesContents reports whether a Namespace selector selects what is in the namespace.

@@ -1,0 +1,108 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+)
+
+// ChartNamespace is where the shared controller's ServiceAccount lives, as after
+// `helm install stagecoach charts/stagecoach -n stagecoach-system`.
+const ChartNamespace = "stagecoach-system"
+
+// ChartServiceAccount is the user the shared controller acts as; set by Main.
+var ChartServiceAccount string
+
+// asChartServiceAccount applies the ServiceAccount and RBAC objects of the Helm chart, rendered
+// with its default values, to the management cluster, and returns admin's config turned into one
+// that impersonates that ServiceAccount. The sandbox's API server enforces RBAC, so a controller
+// running with it proves the chart grants what the controller needs.
+func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Config, string, error) {
+	dir, err := chartDir()
+	if err != nil {
+		return nil, "", err
+	}
+	manifest, err := chartrender.Render(ctx, dir, chartrender.Options{Release: "stagecoach", Namespace: ChartNamespace})
+	if err != nil {
+		return nil, "", err
+	}
+	objs, err := manifests.Parse("the chart", map[string][]byte{"manifest": []byte(manifest)})
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := client.New(admin, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		return nil, "", err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ChartNamespace}}
+	if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
+		return nil, "", err
+	}
+	user := ""
+	for _, obj := range objs {
+		switch obj.GetKind() {
+		case "ServiceAccount":
+			user = "system:serviceaccount:" + ChartNamespace + ":" + obj.GetName()
+		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+		default:
+			continue
+		}
+		if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("stagecoach-testenv"), client.ForceOwnership); err != nil {
+			return nil, "", fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	if user == "" {
+		return nil, "", errors.New("the chart renders no ServiceAccount")
+	}
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	return cfg, user, nil
+}
+
+// chartDir finds charts/stagecoach in the current directory or a parent: tests run in their
+// package's directory.
+func chartDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		chart := filepath.Join(dir, "charts", "stagecoach")
+		if _, err := os.Stat(filepath.Join(chart, "Chart.yaml")); err == nil {
+			return chart, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("charts/stagecoach not found in the working directory or its parents")
+		}
+		dir = parent
+	}
+}
