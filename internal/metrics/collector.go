@@ -56,6 +56,8 @@ var (
 		"When an update run's condition last changed, in seconds since the epoch.", "namespace", "name", "condition", "status", "reason")
 	runClusters = desc("update_run_stage_clusters",
 		"Clusters of an update run's stage by state: pending, updating, succeeded or failed.", "namespace", "name", "stage", "state")
+	runClusterUpdating = desc("update_run_stage_cluster_updating_duration_seconds",
+		"How long the clusters of an update run took to update, from started to succeeded or failed.", "namespace", "name")
 	approvalsWaiting = desc("approvals_waiting",
 		"1 for each approval a rollout waits for: an update run's approval request not approved yet, or a ClusterPromotion stage awaiting manual approval.",
 		"kind", "namespace", "name")
@@ -98,7 +100,7 @@ func Register(c *Collector) error {
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{promotionStage, promotionStageSeconds, promotionWaiting, promotionCondition,
-		runTimestamp, runClusters, approvalsWaiting, clusterConnected} {
+		runTimestamp, runClusters, runClusterUpdating, approvalsWaiting, clusterConnected} {
 		ch <- d
 	}
 }
@@ -174,18 +176,37 @@ func (c *Collector) updateRuns(ctx context.Context, ch chan<- prometheus.Metric,
 			for _, cond := range st.Conditions {
 				gauge(ch, runTimestamp, float64(cond.LastTransitionTime.Unix()), run.GetNamespace(), run.GetName(), cond.Type, string(cond.Status), cond.Reason)
 			}
+			updating := newHistogram(updatingBuckets)
 			for _, stage := range st.StagesStatus {
 				counts := map[string]int{"pending": 0, "updating": 0, "succeeded": 0, "failed": 0}
 				for _, cl := range stage.Clusters {
 					counts[clusterState(cl.Conditions)]++
+					if d, ok := updatingTime(cl.Conditions); ok {
+						updating.observe(d.Seconds())
+					}
 				}
 				for state, n := range counts {
 					gauge(ch, runClusters, float64(n), run.GetNamespace(), run.GetName(), stage.StageName, state)
 				}
 			}
+			ch <- updating.metric(runClusterUpdating, run.GetNamespace(), run.GetName())
 		}
 	}
 	return nil
+}
+
+// updatingBuckets span a ConfigMap (a second) to a large chart that waits for its workloads.
+var updatingBuckets = prometheus.ExponentialBuckets(1, 2, 12)
+
+// updatingTime is how long a cluster that finished took, from its Started condition to its
+// Succeeded one (true or false).
+func updatingTime(conds []metav1.Condition) (time.Duration, bool) {
+	started := meta.FindStatusCondition(conds, string(placementv1beta1.ClusterUpdatingConditionStarted))
+	finished := meta.FindStatusCondition(conds, string(placementv1beta1.ClusterUpdatingConditionSucceeded))
+	if started == nil || started.Status != metav1.ConditionTrue || finished == nil {
+		return 0, false
+	}
+	return finished.LastTransitionTime.Sub(started.LastTransitionTime.Time), true
 }
 
 func clusterState(conds []metav1.Condition) string {

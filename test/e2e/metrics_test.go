@@ -79,6 +79,7 @@ func TestMetricsFollowAPromotion(t *testing.T) {
 	createPromotion(t, p)
 	scrapeUntil(
 		`stagecoach_promotion_current_stage_index\{promotion="e2e-metrics",stage="staging"\} 0$`,
+		`stagecoach_promotion_stage_clusters\{promotion="e2e-metrics",stage="staging",state="done"\} 1$`,
 		`stagecoach_promotion_waiting\{promotion="e2e-metrics",reason="Paused: Awaiting Manual Approval",stage="staging"\} 1$`,
 		`stagecoach_approvals_waiting\{kind="ClusterPromotion",name="e2e-metrics",namespace=""\} 1$`,
 		`stagecoach_promotion_time_in_stage_seconds\{promotion="e2e-metrics",stage="staging"\} `,
@@ -92,6 +93,8 @@ func TestMetricsFollowAPromotion(t *testing.T) {
 	}
 	scrapeUntil(
 		`stagecoach_promotion_current_stage_index\{promotion="e2e-metrics",stage="production"\} 1$`,
+		`stagecoach_promotion_stage_clusters\{promotion="e2e-metrics",stage="production",state="done"\} 1$`,
+		`!stagecoach_promotion_stage_clusters\{promotion="e2e-metrics",stage="staging"`,
 		`stagecoach_promotion_condition\{promotion="e2e-metrics",reason="[^"]*",status="True",type="Ready"\} 1$`,
 		`!stagecoach_approvals_waiting\{kind="ClusterPromotion",name="e2e-metrics"`,
 		`!stagecoach_promotion_waiting\{promotion="e2e-metrics"`,

@@ -40,6 +40,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
@@ -129,6 +130,8 @@ type stageState struct {
 	// for good, a profile spec that cannot be rolled out), naming where it comes from; empty
 	// when there is none.
 	failed string
+	// clusters counts the matched clusters by where they stand (metrics.ClusterDone, ...).
+	clusters map[string]int
 }
 
 // provisioned tells whether every cluster the profile matches is reachable and runs its current
@@ -152,7 +155,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		cs := &list.Items[i]
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
-	st := stageState{done: true}
+	st := stageState{done: true, clusters: metrics.NoClusters()}
 	if len(profile.Status.MatchingClusterRefs) == 0 {
 		// Done at once, as upstream says; but a selector matching nothing is more often a typo
 		// than a wish, so it is said.
@@ -171,22 +174,27 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		} else if why != "" {
 			// What it runs is unknown until it answers: the stage is not done.
 			wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
+			st.clusters[metrics.ClusterUnreachable]++
 			continue
 		}
 		cs := byCluster[cluster]
 		if cs == nil {
 			wait(fmt.Sprintf("Cluster %s has no ClusterSummary yet.", cluster), false)
+			st.clusters[metrics.ClusterUpdating]++
 			continue
 		}
 		current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
 		if current && clustersummary.Provisioned(cs) {
+			st.clusters[metrics.ClusterDone]++
 			continue
 		}
 		if msg := clustersummary.Failure(cs); current && msg != "" {
 			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
 			st.regressed = true
+			st.clusters[metrics.ClusterFailed]++
 		} else {
 			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
+			st.clusters[metrics.ClusterUpdating]++
 		}
 		if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
 			st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)

@@ -37,6 +37,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -96,6 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	defer sw.Write(ctx, &result, &retErr)
 	if !p.DeletionTimestamp.IsZero() {
+		metrics.ForgetPromotion(p.Name)
 		return r.reconcileDelete(ctx, p)
 	}
 	if err := patch.AddFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer); err != nil {
@@ -194,6 +196,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	state, err := r.provisioned(ctx, profile)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if state.clusters != nil {
+		metrics.SetPromotionStageClusters(p.Name, stage.Name, state.clusters)
 	}
 	provisioned := state.done
 	r.setStalled(p, ReasonDeploymentFailed, state.failed)
