@@ -74,7 +74,7 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 		default:
 			continue
 		}
-		if err := c.Patch(ctx, obj, client.Apply, client.FieldOwner("stagecoach-testenv"), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("stagecoach-testenv"), client.ForceOwnership); err != nil {
 			return nil, "", fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
