@@ -75,6 +75,13 @@ bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, 
 	go test -run '^$$' -bench PromotionLatency -benchtime 10x ./test/e2e/
 	./hack/measure-rollout.sh
 
+CLUSTERS ?= 1000
+BENCH_FLAGS ?=
+
+.PHONY: bench-scale
+bench-scale: build kube ## Scale benchmark: CLUSTERS simulated managed clusters (default 1000), a real management cluster, a promotion and an update run; prints one JSON line last (docs/performance.md).
+	go run ./hack/benchscale -clusters $(CLUSTERS) -stagecoach $(BIN)/stagecoach -kube-bin $(KUBE_BIN) $(BENCH_FLAGS)
+
 .PHONY: vet
 vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
 	go vet ./...

@@ -31,6 +31,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
@@ -38,8 +39,11 @@ type controllerOptions struct {
 	kubeconfig              string
 	metricsAddr             string
 	probeAddr               string
+	pprofAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
+	qps                     float32
+	burst                   int
 	controllers             controller.Options
 }
 
@@ -59,9 +63,16 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.kubeconfig, "kubeconfig", "", "kubeconfig of the management cluster")
 	f.StringVar(&opts.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
 	f.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints; 0 disables them")
+	f.StringVar(&opts.pprofAddr, "pprof-bind-address", "0", "address of the Go profiler's /debug/pprof endpoints; 0 disables them")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	f.Float32Var(&opts.qps, "kube-api-qps", 100, "requests per second the controller may make to the management cluster's API server")
+	f.IntVar(&opts.burst, "kube-api-burst", 200, "requests the controller may make to the management cluster's API server in a burst above --kube-api-qps")
+	f.IntVar(&opts.controllers.DeployConcurrency, "max-concurrent-deploys", 32,
+		"how many managed clusters are deployed to at the same time (ClusterSummaries, and bindings of each kind)")
 	f.DurationVar(&opts.controllers.ProbeInterval, "probe-interval", 10*time.Second, "how often each managed cluster's API server is checked")
+	f.Float64Var(&opts.controllers.MaxProbeRate, "max-probe-rate", fleet.DefaultMaxProbeRate,
+		"probes per second, at most, of SveltosClusters and of MemberClusters each: in a fleet too large to probe every --probe-interval at this rate, clusters that answer are probed less often")
 	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet, and those of promotion stages, are evaluated again")
 	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
 	f.BoolVar(&opts.controllers.LocalAsController, "local-deployment-as-controller", false,
@@ -76,10 +87,12 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	if err != nil {
 		return err
 	}
+	cfg.QPS, cfg.Burst = opts.qps, opts.burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:  opts.probeAddr,
+		PprofBindAddress:        opts.pprofAddr,
 		LeaderElection:          opts.leaderElect,
 		LeaderElectionID:        "stagecoach.dev",
 		LeaderElectionNamespace: opts.leaderElectionNamespace,

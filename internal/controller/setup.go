@@ -43,12 +43,17 @@ import (
 type Options struct {
 	// ProbeInterval is how often every managed cluster's API server is checked.
 	ProbeInterval time.Duration
+	// MaxProbeRate caps the probes per second of each cluster kind; see fleet.ProbeOptions.
+	MaxProbeRate float64
 	// DriftInterval is how often ContinuousWithDriftDetection profiles compare clusters with
 	// what was deployed.
 	DriftInterval time.Duration
 	// HealthInterval is how often health checks that do not pass yet, and those of promotion
 	// stages (which keep running), are evaluated again.
 	HealthInterval time.Duration
+	// DeployConcurrency is how many managed clusters the ClusterSummary controller, and the
+	// controller of each binding kind, deploy to at the same time; zero means their defaults.
+	DeployConcurrency int
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string
 	// LocalAsController lets profiles that name no ServiceAccount deploy deploymentType Local
@@ -94,10 +99,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		setup func() error
 	}{
 		{"sveltoscluster", func() error {
-			return sveltoscluster.NewReconciler(clusters).SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval})
+			return sveltoscluster.NewReconciler(clusters).SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
 		}},
 		{"membercluster", func() error {
-			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval})
+			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
 		}},
 		{"clusterprofile", func() error {
 			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
@@ -111,6 +116,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		{"binding", func() error {
 			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
 			r.ResyncInterval = opts.DriftInterval
+			if opts.DeployConcurrency > 0 {
+				r.MaxConcurrentReconciles = opts.DeployConcurrency
+			}
 			return r.SetupWithManager(mgr)
 		}},
 		{"clusterstagedupdaterun", func() error {
@@ -121,15 +129,16 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"clustersummary", func() error {
 			return (&clustersummary.Reconciler{
-				Client:            c,
-				Recorder:          mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
-				Clusters:          clusters,
-				Helm:              deployer,
-				Management:        management,
-				LocalAsController: opts.LocalAsController,
-				DriftInterval:     opts.DriftInterval,
-				HealthInterval:    opts.HealthInterval,
-				NotReadyInterval:  opts.ProbeInterval,
+				Client:                  c,
+				Recorder:                mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
+				Clusters:                clusters,
+				Helm:                    deployer,
+				Management:              management,
+				LocalAsController:       opts.LocalAsController,
+				DriftInterval:           opts.DriftInterval,
+				HealthInterval:          opts.HealthInterval,
+				NotReadyInterval:        opts.ProbeInterval,
+				MaxConcurrentReconciles: opts.DeployConcurrency,
 			}).SetupWithManager(mgr)
 		}},
 	}

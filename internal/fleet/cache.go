@@ -58,6 +58,8 @@ type Cache struct {
 
 	mu          sync.Mutex
 	connections map[ClusterRef]*connection
+	// counts is the number of connections of each cluster kind.
+	counts map[string]int
 }
 
 // connection is what the Cache keeps for one cluster. mu serialises building and rebuilding it.
@@ -87,7 +89,7 @@ func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 	if opts.RemoteIdleTimeout <= 0 {
 		opts.RemoteIdleTimeout = 15 * time.Minute
 	}
-	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
+	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}, counts: map[string]int{}}
 }
 
 // Get returns the cluster's Remote, building it if needed. Every call rereads the registration
@@ -145,7 +147,17 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 func (c *Cache) Forget(ref ClusterRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.connections, ref)
+	if _, ok := c.connections[ref]; ok {
+		delete(c.connections, ref)
+		c.counts[ref.Kind]--
+	}
+}
+
+// Len is the number of clusters of kind the Cache knows: those asked about and not forgotten.
+func (c *Cache) Len(kind string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[kind]
 }
 
 func (c *Cache) connection(ref ClusterRef) *connection {
@@ -155,6 +167,7 @@ func (c *Cache) connection(ref ClusterRef) *connection {
 	if !ok {
 		conn = &connection{}
 		c.connections[ref] = conn
+		c.counts[ref.Kind]++
 	}
 	return conn
 }

@@ -410,3 +410,22 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+func TestProbeIntervalStretchesWithTheFleet(t *testing.T) {
+	opts := ProbeOptions{ProbeInterval: 10 * time.Second, MaxProbeRate: 100}.WithDefaults()
+	for _, tc := range []struct {
+		clusters   int
+		lastFailed bool
+		want       time.Duration
+	}{
+		{clusters: 5, want: 10 * time.Second},
+		{clusters: 1000, want: 10 * time.Second},
+		{clusters: 5000, want: 50 * time.Second},
+		{clusters: 20000, want: 200 * time.Second},
+		{clusters: 20000, lastFailed: true, want: 10 * time.Second},
+	} {
+		if got := opts.Interval(tc.clusters, tc.lastFailed); got != tc.want {
+			t.Errorf("%d clusters, last probe failed %v: every %v, want %v", tc.clusters, tc.lastFailed, got, tc.want)
+		}
+	}
+}

@@ -56,8 +56,9 @@ func compareKeys(a, b clusterKey) int {
 // Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
 // ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
 func matchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]clusterKey, map[clusterKey]string, error) {
+	// Thousands of clusters are read, never changed: no copies.
 	var clusters libv1beta1.SveltosClusterList
-	if err := c.List(ctx, &clusters); err != nil {
+	if err := c.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	var profiles configv1beta1.ClusterProfileList

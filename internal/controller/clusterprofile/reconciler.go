@@ -21,6 +21,7 @@ package clusterprofile
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -257,7 +259,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(&configv1beta1.ClusterSummary{}).
-		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles)).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles),
+			builder.WithPredicates(predicate.Funcs{UpdateFunc: matchingMayChange})).
 		// A profile's dependencies are deployed wherever it is: tell them when it changes.
 		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -265,6 +268,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
 		Named("clusterprofile").
 		Complete(r)
+}
+
+// matchingMayChange: what a profile reads of a cluster is its labels (selectors), whether it is
+// available (status) and whether it is being deleted; a fleet's clusters write their status
+// often, and each write must not wake every profile.
+func matchingMayChange(e event.UpdateEvent) bool {
+	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
+	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
+	return !ok1 || !ok2 || !maps.Equal(before.Labels, after.Labels) || before.Unavailable() != after.Unavailable() ||
+		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
 }
 
 func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {

@@ -52,6 +52,7 @@ type Reconciler struct {
 	// ServiceAccount be deployed with the controller's own identity.
 	LocalAsController bool
 	tenants           tenants
+	clusters          clusterLocks
 	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
 	// was deployed.
 	DriftInterval time.Duration
@@ -61,7 +62,14 @@ type Reconciler struct {
 	// NotReadyInterval is how often a summary whose cluster is unreachable looks again, on top
 	// of the cluster's own status changes, which wake it at once.
 	NotReadyInterval time.Duration
+	// MaxConcurrentReconciles is how many summaries are reconciled at once. Deploying is mostly
+	// waiting on managed clusters, so this bounds how many clusters are deployed to at a time;
+	// zero means DefaultMaxConcurrency.
+	MaxConcurrentReconciles int
 }
+
+// DefaultMaxConcurrency is how many summaries are reconciled at once by default.
+const DefaultMaxConcurrency = 32
 
 // Reconcile deploys one summary's features to its cluster, or withdraws them when it is being
 // deleted, and writes the outcome of each feature to its status.
@@ -70,6 +78,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	unlock, err := r.clusters.lock(ctx, clusterRef(cs).String())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	defer unlock()
 	sw, err := patch.NewStatusWriter(r.Client, cs, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err

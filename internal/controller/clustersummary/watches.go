@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -24,6 +25,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -36,6 +39,19 @@ import (
 // referencesIndex indexes ClusterSummaries by the ConfigMaps and Secrets they read
 // ("ConfigMap/namespace/name"), so that an edit to one redeploys exactly its readers.
 const referencesIndex = "stagecoach.dev/references"
+
+// clusterIndex indexes ClusterSummaries by their cluster (clusterKey), so that a cluster's change
+// finds its few summaries without scanning every summary of its namespace.
+const clusterIndex = "stagecoach.dev/cluster"
+
+func clusterKey(clusterType libv1beta1.ClusterType, namespace, name string) string {
+	return string(clusterType) + "/" + namespace + "/" + name
+}
+
+func clusterOf(obj client.Object) []string {
+	spec := &obj.(*configv1beta1.ClusterSummary).Spec
+	return []string{clusterKey(spec.ClusterType, spec.ClusterNamespace, spec.ClusterName)}
+}
 
 func references(obj client.Object) []string {
 	cs := obj.(*configv1beta1.ClusterSummary)
@@ -63,25 +79,37 @@ func references(obj client.Object) []string {
 // becoming reachable or paused, to the ConfigMaps and Secrets they read, and to the summaries
 // of profiles they depend on.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
+		return err
+	}
+	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, clusterIndex, clusterOf); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterSummary{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.summariesOfCluster)).
+		// A summary cares whether its cluster can be deployed to, not about every status write.
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.summariesOfCluster),
+			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("ConfigMap"))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("Secret"))).
 		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.dependents)).
 		Named("clustersummary").
+		WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(r.MaxConcurrentReconciles, DefaultMaxConcurrency)}).
 		Complete(r)
 }
 
 func (r *Reconciler) summariesOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
 	var list configv1beta1.ClusterSummaryList
-	err := r.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
-		client.MatchingLabels{configv1beta1.ClusterNameLabel: obj.GetName(), configv1beta1.ClusterTypeLabel: string(libv1beta1.ClusterTypeSveltos)})
+	err := r.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, obj.GetNamespace(), obj.GetName())})
 	return requests(ctx, list.Items, err)
+}
+
+func availabilityChanged(e event.UpdateEvent) bool {
+	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
+	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
+	return !ok1 || !ok2 || before.Unavailable() != after.Unavailable() || before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
 }
 
 func (r *Reconciler) readersOf(kind string) handler.MapFunc {
@@ -97,8 +125,7 @@ func (r *Reconciler) dependents(ctx context.Context, obj client.Object) []reconc
 	cs := obj.(*configv1beta1.ClusterSummary)
 	profile := cs.Labels[configv1beta1.ClusterProfileNameLabel]
 	var list configv1beta1.ClusterSummaryList
-	err := r.List(ctx, &list, client.InNamespace(cs.Namespace),
-		client.MatchingLabels{configv1beta1.ClusterNameLabel: cs.Spec.ClusterName})
+	err := r.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)})
 	list.Items = slices.DeleteFunc(list.Items, func(other configv1beta1.ClusterSummary) bool {
 		return !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
 	})

@@ -144,17 +144,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
 	}
 	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
-	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster), 0.1)}, nil
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)}, nil
 }
 
-// probeInterval is how often a member is probed: every ProbeInterval, or more often if its
-// heartbeatPeriodSeconds asks for it. Kubefleet's member agents report that often; Stagecoach,
-// which has no agent, looks at least that often instead.
-func (r *Reconciler) probeInterval(c *clusterv1beta1.MemberCluster) time.Duration {
-	if hb := time.Duration(c.Spec.HeartbeatPeriodSeconds) * time.Second; hb > 0 && hb < r.opts.ProbeInterval {
+// probeInterval is how often a member is probed: as fleet.ProbeOptions.Interval says, or more
+// often if its heartbeatPeriodSeconds asks for it. Kubefleet's member agents report that often;
+// Stagecoach, which has no agent, looks at least that often instead.
+func (r *Reconciler) probeInterval(c *clusterv1beta1.MemberCluster, lastFailed bool) time.Duration {
+	interval := r.opts.Interval(r.fleet.Len(fleet.KindMemberCluster), lastFailed)
+	if hb := time.Duration(c.Spec.HeartbeatPeriodSeconds) * time.Second; hb > 0 && hb < interval {
 		return hb
 	}
-	return r.opts.ProbeInterval
+	return interval
 }
 
 func (r *Reconciler) failuresOf(name string) int {

@@ -117,10 +117,10 @@ func TestClustersOfSecret(t *testing.T) {
 }
 
 func TestProbeInterval(t *testing.T) {
-	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}}
+	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}.WithDefaults(), fleet: fleet.NewCache(nil, fleet.CacheOptions{})}
 	for hb, want := range map[int32]time.Duration{0: 10 * time.Second, 3: 3 * time.Second, 60: 10 * time.Second} {
 		c := &clusterv1beta1.MemberCluster{Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: hb}}
-		if got := r.probeInterval(c); got != want {
+		if got := r.probeInterval(c, false); got != want {
 			t.Errorf("heartbeatPeriodSeconds %d: probed every %v, want %v", hb, got, want)
 		}
 	}

@@ -141,7 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		cluster.Status.FailureMessage = &problem
 	}
 	r.warn(cluster, ReasonInvalidActiveWindow, problem)
-	requeue := wait.Jitter(r.opts.ProbeInterval, 0.1)
+	requeue := wait.Jitter(r.opts.Interval(r.fleet.Len(fleet.KindSveltosCluster), outcome != nil), 0.1)
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
 	}
