@@ -34,12 +34,14 @@ import (
 // Where each dialect deploys on the managed clusters, and where its sources live on the
 // management cluster.
 const (
-	sveltosNS  = "chaos-sveltos" // the Helm release's namespace
-	sourcesNS  = "chaos"         // the promotion's valuesFrom ConfigMap
-	fleetNS    = "chaos-fleet"   // placed as a whole by the ClusterResourcePlacement
-	soak       = 2 * time.Second
-	imageRepo  = "registry.example/webapp:"
-	runTimeout = 3 * time.Minute
+	sveltosNS = "chaos-sveltos" // the Helm release's namespace
+	sourcesNS = "chaos"         // the promotion's valuesFrom ConfigMap
+	fleetNS   = "chaos-fleet"   // placed as a whole by the ClusterResourcePlacement
+	soak      = 2 * time.Second
+	imageRepo = "registry.example/webapp:"
+	// A trial takes one to two minutes on an idle 2-core machine; the bound only catches one
+	// that no longer progresses, so it leaves room for a machine busy with other work.
+	runTimeout = 10 * time.Minute
 )
 
 func image(version int) string   { return fmt.Sprintf("%st%d", imageRepo, version) }
