@@ -26,12 +26,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
 // Cluster kinds a ClusterRef can name.
@@ -57,17 +53,21 @@ func (r ClusterRef) String() string {
 
 // Remote is a connection to one managed cluster. Its clients are uncached: deployers read the
 // few objects they touch, and a watch cache per managed cluster would cost memory on every
-// cluster of a large fleet.
+// cluster of a large fleet. For the same reason it holds only the clients deployers use: a
+// full clientset costs tens of kilobytes, times every cluster being deployed to.
 type Remote struct {
-	Ref       ClusterRef
-	Config    *rest.Config
-	Client    client.Client
-	Clientset kubernetes.Interface
-	Dynamic   dynamic.Interface
-	// Discovery caches API discovery in memory; Mapper is built on it and re-reads discovery
-	// when it meets a kind it doesn't know (a CRD installed a moment ago).
+	Ref    ClusterRef
+	Config *rest.Config
+	// Core reaches the core API group (namespaces, ConfigMaps, Secrets).
+	Core    corev1client.CoreV1Interface
+	Dynamic dynamic.Interface
+	// Discovery caches API discovery in memory, for those who need all of it (Helm); it reads
+	// nothing until asked.
 	Discovery discovery.CachedDiscoveryInterface
-	Mapper    meta.ResettableRESTMapper
+	// Mapper maps kinds to resources with a discovery shared by every cluster that serves the
+	// same APIs; Reset makes it read the cluster's discovery again (a CRD installed a moment
+	// ago).
+	Mapper meta.ResettableRESTMapper
 	// Records, when set, is where Stagecoach keeps its records about this cluster (deploy
 	// inventories): a connection that acts as someone else (an impersonated tenant) must not
 	// need access to them.
@@ -87,28 +87,27 @@ func (r *Remote) Impersonating(user string) (*Remote, error) {
 	return as, nil
 }
 
-// remoteScheme is shared by every Remote: schemes are read-only once built.
-var remoteScheme = scheme.New()
-
 // NewRemote builds the clients of a managed cluster from its rest.Config.
 func NewRemote(ref ClusterRef, cfg *rest.Config) (*Remote, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	core, err := corev1client.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	disc := memory.NewMemCacheClient(cs.Discovery())
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(disc)
-	c, err := client.New(cfg, client.Options{Scheme: remoteScheme, Mapper: mapper})
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	return &Remote{Ref: ref, Config: cfg, Client: c, Clientset: cs, Dynamic: dyn, Discovery: disc, Mapper: mapper}, nil
+	disc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	return &Remote{Ref: ref, Config: cfg, Core: core, Dynamic: dyn, Discovery: memory.NewMemCacheClient(disc), Mapper: newSharedMapper(disc)}, nil
 }

@@ -157,7 +157,7 @@ func checkCacheFollowsSecret(t *testing.T, c client.Client, cache *fleet.Cache, 
 	if again, err := cache.Get(ctx, ref); err != nil || again != first {
 		t.Fatalf("a second Get returned another Remote (%v)", err)
 	}
-	if err := first.Client.List(ctx, &corev1.NamespaceList{}); err != nil {
+	if _, err := first.Core.Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatalf("the cached Remote does not work: %v", err)
 	}
 	raw, err := clientcmd.Load(kubeconfig)
@@ -184,7 +184,7 @@ func checkCacheFollowsSecret(t *testing.T, c client.Client, cache *fleet.Cache, 
 		second, err = cache.Get(ctx, ref)
 		return err == nil && second != first, fmt.Sprintf("err %v", err)
 	})
-	if err := second.Client.List(ctx, &corev1.NamespaceList{}); err != nil {
+	if _, err := second.Core.Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatalf("the rebuilt Remote does not work: %v", err)
 	}
 }

@@ -99,7 +99,7 @@ func actionConfig(remote *fleet.Remote, namespace string, log logr.Logger) (*act
 	kc := kube.New(getter)
 	kc.Namespace = namespace
 	kc.SetLogger(handler)
-	secrets := driver.NewSecrets(remote.Clientset.CoreV1().Secrets(namespace))
+	secrets := driver.NewSecrets(remote.Core.Secrets(namespace))
 	secrets.SetLogger(handler)
 	cfg.RESTClientGetter = getter
 	cfg.KubeClient = kc

@@ -95,7 +95,7 @@ func TestReleaseLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectRelease(t, rel, ActionUpgraded, 2, "1.1.0")
-	cm, err := r.Clientset.CoreV1().ConfigMaps("lifecycle").Get(ctx, "web-info", metav1.GetOptions{})
+	cm, err := r.Core.ConfigMaps("lifecycle").Get(ctx, "web-info", metav1.GetOptions{})
 	if err != nil || cm.Data["chartVersion"] != "1.1.0" {
 		t.Fatalf("ConfigMap after upgrade: %v %v", cm.Data, err)
 	}
@@ -169,7 +169,7 @@ func TestReleaseLifecycle(t *testing.T) {
 		t.Errorf("%d release records left after uninstall", n)
 	}
 	eventually(t, time.Minute, func() string {
-		_, err := r.Clientset.AppsV1().Deployments("lifecycle").Get(ctx, "web", metav1.GetOptions{})
+		_, err := appsClient(t, r).Deployments("lifecycle").Get(ctx, "web", metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return "the Deployment is still there"
 		}
@@ -202,7 +202,7 @@ func TestUserErrors(t *testing.T) {
 	if err == nil || IsPermanent(err) || !strings.Contains(err.Error(), "repository http://127.0.0.1:1/ did not answer") {
 		t.Errorf("unreachable repository: %v", err)
 	}
-	if _, err := r.Clientset.CoreV1().Namespaces().Get(ctx, "user-errors", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := r.Core.Namespaces().Get(ctx, "user-errors", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a failed deploy created the release namespace: %v", err)
 	}
 }

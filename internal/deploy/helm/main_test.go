@@ -33,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 
 	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
@@ -132,7 +133,7 @@ func eventually(t *testing.T, timeout time.Duration, check func() string) {
 func deploymentAvailable(t *testing.T, r *fleet.Remote, ns, name string, replicas int32) {
 	t.Helper()
 	eventually(t, 2*time.Minute, func() string {
-		d, err := r.Clientset.AppsV1().Deployments(ns).Get(context.Background(), name, metav1.GetOptions{})
+		d, err := appsClient(t, r).Deployments(ns).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
 			return err.Error()
 		}
@@ -154,7 +155,7 @@ func ptrValue(p *int32) int32 {
 // releaseSecrets lists the Helm release records of a release on r.
 func releaseSecrets(t *testing.T, r *fleet.Remote, ns, name string) []corev1.Secret {
 	t.Helper()
-	list, err := r.Clientset.CoreV1().Secrets(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm,name=" + name})
+	list, err := r.Core.Secrets(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm,name=" + name})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -164,9 +165,19 @@ func releaseSecrets(t *testing.T, r *fleet.Remote, ns, name string) []corev1.Sec
 	return list.Items
 }
 
+// appsClient reaches the apps API group of r's cluster, which Remotes have no client for.
+func appsClient(t *testing.T, r *fleet.Remote) appsv1client.AppsV1Interface {
+	t.Helper()
+	c, err := appsv1client.NewForConfig(r.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func getDeployment(t *testing.T, r *fleet.Remote, ns, name string) *appsv1.Deployment {
 	t.Helper()
-	d, err := r.Clientset.AppsV1().Deployments(ns).Get(context.Background(), name, metav1.GetOptions{})
+	d, err := appsClient(t, r).Deployments(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func TestPlanInstallAndUninstall(t *testing.T) {
 		!strings.Contains(plan.Diff, "+++ b/Deployment/") || !strings.Contains(plan.Diff, "+  replicas: 2") {
 		t.Fatalf("plan %+v", plan)
 	}
-	if _, err := r.Clientset.CoreV1().Namespaces().Get(ctx, "plans", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := r.Core.Namespaces().Get(ctx, "plans", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the dry run created the namespace: %v", err)
 	}
 

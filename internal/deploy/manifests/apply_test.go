@@ -77,7 +77,7 @@ func TestApplyUpdatePrune(t *testing.T) {
 		settings.GetAnnotations()[OwnerAnnotation] != owner {
 		t.Errorf("owner marks missing: labels %v annotations %v", settings.GetLabels(), settings.GetAnnotations())
 	}
-	inv, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
+	inv, err := remote.Core.ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("inventory: %v", err)
 	}
@@ -97,9 +97,9 @@ func TestApplyUpdatePrune(t *testing.T) {
 	}
 
 	// The same set again: nothing pruned and the inventory is not rewritten.
-	inv, _ = remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
+	inv, _ = remote.Core.ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
 	res = mustApply(t, remote, Request{Owner: owner, Objects: objects(t, v2, Options{})})
-	after, _ := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
+	after, _ := remote.Core.ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{})
 	if len(res.Pruned) != 0 || after.ResourceVersion != inv.ResourceVersion {
 		t.Errorf("re-applying an unchanged set pruned %v, inventory version %s -> %s", res.Pruned, inv.ResourceVersion, after.ResourceVersion)
 	}
@@ -107,7 +107,7 @@ func TestApplyUpdatePrune(t *testing.T) {
 	// An empty set prunes everything, the Namespace last, and leaves no inventory.
 	res = mustApply(t, remote, Request{Owner: owner})
 	checkRefs(t, "pruned by an empty set", res.Pruned, "ConfigMap lifecycle/settings", "Deployment lifecycle/web", "Namespace lifecycle")
-	if _, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := remote.Core.ConfigMaps(InventoryNamespace).Get(t.Context(), InventoryName(owner), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("inventory of an owner with nothing deployed: %v", err)
 	}
 }

@@ -88,7 +88,7 @@ func TestDrift(t *testing.T) {
 	}
 	patch("configmaps", "settings", "kubectl-edit", `{"data":{"mode":"lax"},"metadata":{"labels":{"team":"payments"}}}`)
 	patch("deployments", "worker", "kubectl-scale", `{"spec":{"replicas":3}}`)
-	if err := remote.Clientset.CoreV1().ConfigMaps("drift").Delete(ctx, "deleted", metav1.DeleteOptions{}); err != nil {
+	if err := remote.Core.ConfigMaps("drift").Delete(ctx, "deleted", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -162,7 +162,7 @@ func TestDryRun(t *testing.T) {
 	mustApply(t, remote, Request{Owner: owner, Objects: objects(t, dryRunBase, Options{})})
 	theirs := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: theirs, namespace: dryrun}\n"
 	mustApply(t, remote, Request{Owner: "ClusterSummary dev/other:Resources", Tier: 10, Objects: objects(t, theirs, Options{})})
-	inventoryBefore, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
+	inventoryBefore, err := remote.Core.ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,10 +205,10 @@ func TestDryRun(t *testing.T) {
 		get(t, remote, configMaps, "dryrun", "removed") == nil {
 		t.Error("the dry run changed objects")
 	}
-	if _, err := remote.Clientset.CoreV1().Namespaces().Get(ctx, "dryrun-new", metav1.GetOptions{}); err == nil {
+	if _, err := remote.Core.Namespaces().Get(ctx, "dryrun-new", metav1.GetOptions{}); err == nil {
 		t.Error("the dry run created a namespace")
 	}
-	inventoryAfter, _ := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
+	inventoryAfter, _ := remote.Core.ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
 	if inventoryAfter.ResourceVersion != inventoryBefore.ResourceVersion {
 		t.Error("the dry run wrote the inventory")
 	}

@@ -127,7 +127,7 @@ func (a *applier) namespacesToCreate(ctx context.Context) ([]string, error) {
 			continue
 		}
 		declared[ns] = true
-		_, err := a.remote.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		_, err := a.remote.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			out = append(out, ns)
@@ -143,6 +143,6 @@ func (a *applier) namespaceExists(ctx context.Context, ns string, toCreate []str
 	if slices.Contains(toCreate, ns) {
 		return false
 	}
-	_, err := a.remote.Clientset.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	_, err := a.remote.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	return err == nil
 }

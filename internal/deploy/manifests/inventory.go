@@ -78,7 +78,7 @@ func records(remote *fleet.Remote) *fleet.Remote {
 // loadInventory reads owner's inventory; a missing one is empty.
 func loadInventory(ctx context.Context, remote *fleet.Remote, owner string) (*inventory, error) {
 	inv := &inventory{owner: owner}
-	cm, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
+	cm, err := remote.Core.ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(owner), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return inv, nil
 	}
@@ -156,7 +156,7 @@ func (inv *inventory) save(ctx context.Context, remote *fleet.Remote, entries []
 		},
 		Data: map[string]string{inventoryOwnerKey: inv.owner, inventoryObjectsKey: objects},
 	}
-	cms := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace)
+	cms := remote.Core.ConfigMaps(InventoryNamespace)
 	var err error
 	if inv.resourceVersion == "" {
 		if err = ensureNamespace(ctx, remote, InventoryNamespace); err == nil {
@@ -179,7 +179,7 @@ func (inv *inventory) remove(ctx context.Context, remote *fleet.Remote) error {
 	if inv.resourceVersion == "" {
 		return nil
 	}
-	err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Delete(ctx, InventoryName(inv.owner), metav1.DeleteOptions{})
+	err := remote.Core.ConfigMaps(InventoryNamespace).Delete(ctx, InventoryName(inv.owner), metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting the inventory of %q: %w", inv.owner, err)
 	}
@@ -189,7 +189,7 @@ func (inv *inventory) remove(ctx context.Context, remote *fleet.Remote) error {
 
 // ensureNamespace creates a namespace unless it exists.
 func ensureNamespace(ctx context.Context, remote *fleet.Remote, name string) error {
-	nss := remote.Clientset.CoreV1().Namespaces()
+	nss := remote.Core.Namespaces()
 	if _, err := nss.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		return err
 	}

@@ -52,7 +52,7 @@ func TestTiers(t *testing.T) {
 	if got := dataOf(get(t, remote, configMaps, "tiers", "shared"))["value"]; got != "first" {
 		t.Errorf("the losing owner changed the object: value %q", got)
 	}
-	if _, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(loser), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := remote.Core.ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(loser), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a failed conflicting apply wrote an inventory: %v", err)
 	}
 
@@ -119,10 +119,10 @@ metadata: {name: outside, namespace: withdraw}
 	if !gone(get(t, remote, configMaps, "withdraw", "outside")) {
 		t.Error("outside not deleted")
 	}
-	if ns, err := remote.Clientset.CoreV1().Namespaces().Get(ctx, "withdraw", metav1.GetOptions{}); err != nil || ns.DeletionTimestamp != nil {
+	if ns, err := remote.Core.Namespaces().Get(ctx, "withdraw", metav1.GetOptions{}); err != nil || ns.DeletionTimestamp != nil {
 		t.Errorf("the namespace created for an object was deleted: %v", err)
 	}
-	if _, err := remote.Clientset.CoreV1().ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(withdrawn), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := remote.Core.ConfigMaps(InventoryNamespace).Get(ctx, InventoryName(withdrawn), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("inventory left after withdraw: %v", err)
 	}
 
