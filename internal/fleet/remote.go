@@ -21,6 +21,7 @@ package fleet
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
@@ -87,13 +88,24 @@ func (r *Remote) Impersonating(user string) (*Remote, error) {
 	return as, nil
 }
 
+// RequestTimeout bounds each request of a Remote's clients, unless its rest.Config sets a
+// Timeout of its own. Helm, which watches for readiness, gets Config as it is and bounds its
+// operations with its own timeout.
+var RequestTimeout = 30 * time.Second
+
 // NewRemote builds the clients of a managed cluster from its rest.Config.
 func NewRemote(ref ClusterRef, cfg *rest.Config) (*Remote, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	httpClient, err := rest.HTTPClientFor(cfg)
+	// A cluster that accepts connections but never answers would hold a deploy worker for good;
+	// with a bound, a few such clusters cannot stall the work of a whole fleet.
+	withTimeout := rest.CopyConfig(cfg)
+	if withTimeout.Timeout == 0 {
+		withTimeout.Timeout = RequestTimeout
+	}
+	httpClient, err := rest.HTTPClientFor(withTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}

@@ -91,12 +91,27 @@ func registerCluster(ctx context.Context, cs kubernetes.Interface, dyn dynamic.I
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
+	return Register(ctx, cs, dyn, Registration{Namespace: c.Name, Name: c.Name, Labels: c.Labels, Kubeconfig: kubeconfig})
+}
+
+// Registration is a managed cluster to register with the management cluster.
+type Registration struct {
+	// Namespace holds the SveltosCluster and the kubeconfig Secret; it must exist.
+	Namespace, Name string
+	Labels          map[string]string
+	Kubeconfig      []byte
+}
+
+// Register records a managed cluster in the management cluster as a platform team's pipeline
+// would: its kubeconfig in a Secret, a SveltosCluster and a MemberCluster naming that Secret,
+// both with the cluster's labels.
+func Register(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, r Registration) error {
 	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(c.Name), Namespace: c.Name},
-		Data:       map[string][]byte{KubeconfigSecretKey: kubeconfig},
+		ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(r.Name), Namespace: r.Namespace},
+		Data:       map[string][]byte{KubeconfigSecretKey: r.Kubeconfig},
 	}
-	if _, err := cs.CoreV1().Secrets(c.Name).Create(ctx, secret, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		_, err = cs.CoreV1().Secrets(c.Name).Update(ctx, secret, metav1.UpdateOptions{})
+	if _, err := cs.CoreV1().Secrets(r.Namespace).Create(ctx, secret, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		_, err = cs.CoreV1().Secrets(r.Namespace).Update(ctx, secret, metav1.UpdateOptions{})
 		if err != nil {
 			return err
 		}
@@ -104,29 +119,29 @@ func registerCluster(ctx context.Context, cs kubernetes.Interface, dyn dynamic.I
 		return err
 	}
 	labels := map[string]any{}
-	for k, v := range c.Labels {
+	for k, v := range r.Labels {
 		labels[k] = v
 	}
 	sveltos := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "lib.projectsveltos.io/v1beta1",
 		"kind":       "SveltosCluster",
-		"metadata":   map[string]any{"name": c.Name, "namespace": c.Name, "labels": labels},
-		"spec":       map[string]any{"kubeconfigName": KubeconfigSecretName(c.Name), "kubeconfigKeyName": KubeconfigSecretKey},
+		"metadata":   map[string]any{"name": r.Name, "namespace": r.Namespace, "labels": labels},
+		"spec":       map[string]any{"kubeconfigName": KubeconfigSecretName(r.Name), "kubeconfigKeyName": KubeconfigSecretKey},
 	}}
-	if _, err := dyn.Resource(sveltosClusterGVR).Namespace(c.Name).Apply(ctx, c.Name, sveltos, applyOpts); err != nil {
+	if _, err := dyn.Resource(sveltosClusterGVR).Namespace(r.Namespace).Apply(ctx, r.Name, sveltos, applyOpts); err != nil {
 		return err
 	}
 	member := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
 		"kind":       "MemberCluster",
-		"metadata": map[string]any{"name": c.Name, "labels": labels, "annotations": map[string]any{
-			memberKubeconfigAnnotation: c.Name + "/" + KubeconfigSecretName(c.Name),
+		"metadata": map[string]any{"name": r.Name, "labels": labels, "annotations": map[string]any{
+			memberKubeconfigAnnotation: r.Namespace + "/" + KubeconfigSecretName(r.Name),
 		}},
 		"spec": map[string]any{"identity": map[string]any{
 			"kind": "User", "name": "sandbox-admin", "apiGroup": "rbac.authorization.k8s.io",
 		}},
 	}}
-	_, err := dyn.Resource(memberClusterGVR).Apply(ctx, c.Name, member, applyOpts)
+	_, err := dyn.Resource(memberClusterGVR).Apply(ctx, r.Name, member, applyOpts)
 	return err
 }
 

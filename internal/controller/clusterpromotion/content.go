@@ -54,7 +54,7 @@ func owner(p *configv1beta1.ClusterPromotion) freeze.Owner {
 // profiles (one a rolling update has not reached yet, say), refers to any more.
 func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.ClusterPromotion, current map[freeze.Ref]string, profiles []configv1beta1.ClusterProfile) error {
 	var summaries configv1beta1.ClusterSummaryList
-	if err := r.List(ctx, &summaries, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name}); err != nil {
+	if err := r.List(ctx, &summaries, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name}, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	var specs []*configv1beta1.Spec

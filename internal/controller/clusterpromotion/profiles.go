@@ -146,8 +146,14 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		msg := fmt.Sprintf("ClusterProfile %s: %s", profile.Name, c.Message)
 		return stageState{waitingOn: msg, blocked: true, failed: msg}, nil
 	}
+	// A stage can span thousands of clusters: their summaries and registrations are read in
+	// place, not copied.
 	var list configv1beta1.ClusterSummaryList
-	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
+	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		return stageState{}, err
+	}
+	unavailable, err := r.unavailability(ctx)
+	if err != nil {
 		return stageState{}, err
 	}
 	byCluster := map[string]*configv1beta1.ClusterSummary{}
@@ -169,9 +175,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	}
 	for _, ref := range profile.Status.MatchingClusterRefs {
 		cluster := ref.Namespace + "/" + ref.Name
-		if why, err := r.unavailable(ctx, ref.Namespace, ref.Name); err != nil {
-			return stageState{}, err
-		} else if why != "" {
+		if why := unavailable[cluster]; why != "" {
 			// What it runs is unknown until it answers: the stage is not done.
 			wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
 			st.clusters[metrics.ClusterUnreachable]++
@@ -203,13 +207,19 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	return st, nil
 }
 
-// unavailable says why a cluster cannot be counted on now, or nothing when it can.
-func (r *Reconciler) unavailable(ctx context.Context, namespace, name string) (string, error) {
-	cl := &libv1beta1.SveltosCluster{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cl); err != nil {
-		return "", client.IgnoreNotFound(err)
+// unavailability says, by namespace/name, why each cluster that cannot be counted on now cannot.
+func (r *Reconciler) unavailability(ctx context.Context) (map[string]string, error) {
+	var clusters libv1beta1.SveltosClusterList
+	if err := r.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
 	}
-	return cl.Unavailable(), nil
+	out := map[string]string{}
+	for i := range clusters.Items {
+		if why := clusters.Items[i].Unavailable(); why != "" {
+			out[clusters.Items[i].Namespace+"/"+clusters.Items[i].Name] = why
+		}
+	}
+	return out, nil
 }
 
 func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {

@@ -1,0 +1,318 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+)
+
+const (
+	fleetNamespace = "fleet"
+	fieldOwner     = client.FieldOwner("stagecoach-bench")
+)
+
+// Stages of the fleet, by share of the clusters: 1% canary, 9% early, 90% main.
+const (
+	stageLabel = "bench.stagecoach.dev/stage"
+	canary     = "canary"
+	early      = "early"
+	main_      = "main"
+)
+
+type bench struct {
+	opts options
+	log  logr.Logger
+
+	mgmt   *sandbox.Fleet
+	sim    *fleetsim.Fleet
+	client client.Client
+
+	live, dead []*fleetsim.Cluster
+	ctrl       *controller
+	peakRSS    int64
+}
+
+func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error) {
+	b := &bench{opts: opts, log: log}
+	start := time.Now()
+	mgmt, err := sandbox.Up(ctx, sandbox.Options{Dir: filepath.Join(opts.dir, "sandbox"), KubeBinDir: opts.kubeBin, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	b.mgmt = mgmt
+	log.Info("management cluster up", "elapsed", since(start))
+	cfg := rest.CopyConfig(mgmt.Management.Config)
+	cfg.QPS = -1
+	if b.client, err = client.New(cfg, client.Options{Scheme: scheme.New()}); err != nil {
+		b.close()
+		return nil, err
+	}
+	b.sim, err = fleetsim.Start(ctx, fleetsim.Options{
+		Clusters:       opts.clusters,
+		AvailableAfter: opts.availableAfter,
+		Latency:        opts.latency,
+		Log:            log.WithName("fleetsim"),
+	})
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	clusters := b.sim.Clusters()
+	deadCount := int(math.Round(float64(len(clusters)) * opts.deadPercent / 100))
+	b.live, b.dead = clusters[:len(clusters)-deadCount], clusters[len(clusters)-deadCount:]
+	return b, nil
+}
+
+func (b *bench) close() {
+	if b.ctrl != nil {
+		b.ctrl.stop()
+	}
+	if b.sim != nil {
+		_ = b.sim.Close()
+	}
+	if b.mgmt != nil && !b.opts.keep {
+		if err := sandbox.Down(b.mgmt.Dir); err != nil {
+			b.log.Error(err, "stopping the management cluster")
+		}
+	}
+}
+
+func (b *bench) run(ctx context.Context) (*result, error) {
+	res := &result{Clusters: b.opts.clusters, DeadClusters: len(b.dead)}
+	if err := b.register(ctx); err != nil {
+		return nil, err
+	}
+	var err error
+	if b.ctrl, err = b.startController(ctx, "controller.log"); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := b.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	res.RegisterS = seconds(time.Since(start))
+	b.logThrottling(ctx, "registration")
+	idle, _ := b.ctrl.rss()
+	res.IdleRSSMiB = mib(idle)
+
+	// The dead clusters stop answering once registered, as a cluster lost mid-rollout would.
+	for _, c := range b.dead {
+		c.SetDown(fleetsim.Hang)
+	}
+	if err := b.promote(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := b.updateRun(ctx, res); err != nil {
+		return nil, err
+	}
+	if err := b.upgradeThroughRestart(ctx, res); err != nil {
+		return nil, err
+	}
+	if b.opts.profile {
+		b.profile(ctx, "heap", "heap.pprof")
+	}
+	_, peak := b.ctrl.rss()
+	res.ControllerRSSMiB = mib(max(peak, b.peakRSS))
+	return res, nil
+}
+
+func (b *bench) startController(ctx context.Context, logName string) (*controller, error) {
+	return startController(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
+}
+
+// register writes, for every simulated cluster, a kubeconfig Secret, a SveltosCluster and a
+// MemberCluster, as a platform team's registration pipeline would.
+func (b *bench) register(ctx context.Context) error {
+	start := time.Now()
+	if err := b.apply(ctx, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", fleetNamespace)); err != nil {
+		return err
+	}
+	cfg := rest.CopyConfig(b.mgmt.Management.Config)
+	cfg.QPS = -1
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	clusters := b.sim.Clusters()
+	err = parallel(ctx, 32, len(clusters), func(i int) error {
+		return sandbox.Register(ctx, cs, dyn, sandbox.Registration{
+			Namespace:  fleetNamespace,
+			Name:       clusters[i].Name(),
+			Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
+			Kubeconfig: clusters[i].Kubeconfig(),
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("registering the clusters: %w", err)
+	}
+	b.log.Info("clusters registered", "clusters", len(clusters), "elapsed", since(start))
+	return nil
+}
+
+// stageOf puts the first 1% of the clusters in the canary stage, the next 9% in the early one
+// and the rest in the main one (each stage gets at least one cluster).
+func stageOf(i, n int) string {
+	switch {
+	case i < max(1, int(math.Ceil(float64(n)/100))):
+		return canary
+	case i < max(2, int(math.Ceil(float64(n)/10))):
+		return early
+	}
+	return main_
+}
+
+// waitReady waits until the controller reports every live cluster ready, as a SveltosCluster and
+// as a MemberCluster.
+func (b *bench) waitReady(ctx context.Context) error {
+	return b.waitFor(ctx, "clusters ready", 2*time.Second, func(ctx context.Context) (int, error) {
+		sveltos, err := b.countReady(ctx, "lib.projectsveltos.io/v1beta1", "SveltosClusterList", sveltosReady)
+		if err != nil {
+			return 0, err
+		}
+		members, err := b.countReady(ctx, "cluster.kubernetes-fleet.io/v1beta1", "MemberClusterList", memberJoined)
+		return min(sveltos, members), err
+	}, len(b.sim.Clusters()))
+}
+
+func (b *bench) countReady(ctx context.Context, apiVersion, kind string, ready func(*unstructured.Unstructured) bool) (int, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(apiVersion)
+	list.SetKind(kind)
+	if err := b.client.List(ctx, list); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range list.Items {
+		if ready(&list.Items[i]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func sveltosReady(u *unstructured.Unstructured) bool {
+	ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+	return ready
+}
+
+func memberJoined(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Joined" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFor polls count until it reaches want, logging progress and the controller's memory every
+// ten seconds.
+func (b *bench) waitFor(ctx context.Context, what string, every time.Duration, count func(context.Context) (int, error), want int) error {
+	start, lastLog := time.Now(), time.Now()
+	for {
+		n, err := count(ctx)
+		if err == nil && n >= want {
+			b.log.Info(what, "done", n, "elapsed", since(start))
+			return nil
+		}
+		if time.Since(lastLog) >= 10*time.Second {
+			rss, _ := b.ctrl.rss()
+			b.log.Info(what, "done", n, "of", want, "elapsed", since(start), "controllerRSSMiB", mib(rss), "error", errString(err))
+			lastLog = time.Now()
+		}
+		if b.ctrl.exited() {
+			return fmt.Errorf("waiting for %s: the controller exited; see its log in %s", what, b.opts.dir)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s (%d of %d): %w", what, n, want, ctx.Err())
+		case <-time.After(every):
+		}
+	}
+}
+
+// apply server-side applies every object of a YAML stream.
+func (b *bench) apply(ctx context.Context, manifests string) error {
+	for _, doc := range splitYAML(manifests) {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			return err
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if err := b.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), fieldOwner, client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// parallel runs do(0..n-1) on workers goroutines and returns the first error.
+func parallel(ctx context.Context, workers, n int, do func(int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := do(i); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*10) / 10 }
+func since(t time.Time) string        { return time.Since(t).Round(100 * time.Millisecond).String() }
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command benchscale measures Stagecoach on a large fleet: a real management kube-apiserver from
+// the sandbox, the managed clusters simulated in this process (internal/fleetsim), and the
+// controller run as its own process so that its memory is its own. It registers the clusters,
+// promotes a version through three stages with a ClusterPromotion, places the same kind of content
+// with a Kubefleet staged update run, restarts the controller in the middle of a second promotion,
+// and prints one JSON line last. `make bench-scale CLUSTERS=N` runs it; docs/performance.md says
+// what the figures mean.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+)
+
+type options struct {
+	clusters       int
+	deadPercent    float64
+	dir            string
+	stagecoach     string
+	kubeBin        string
+	availableAfter time.Duration
+	latency        time.Duration
+	timeout        time.Duration
+	profile        bool
+	keep           bool
+	controllerArgs stringList
+}
+
+// result is the JSON line the benchmark prints last. Times are seconds.
+type result struct {
+	Clusters int `json:"clusters"`
+	// ControllerRSSMiB is the controller's peak resident memory over the whole run.
+	ControllerRSSMiB float64 `json:"controller_rss_mib"`
+	// RegisterS runs from the controller's start to every live cluster reported ready.
+	RegisterS float64 `json:"register_s"`
+	// PromotionS runs from the ClusterPromotion's creation to its version on every live cluster.
+	PromotionS float64 `json:"promotion_s"`
+	// UpdateRunS runs from the ClusterStagedUpdateRun's creation to its content on every live
+	// cluster.
+	UpdateRunS float64 `json:"updaterun_s"`
+	// ClustersPerS is the live clusters the promotion updated per second.
+	ClustersPerS float64 `json:"clusters_per_s"`
+	// RequestsPerCluster is the requests managed clusters answered during the promotion, per
+	// live cluster.
+	RequestsPerCluster float64 `json:"requests_per_cluster"`
+	DeadClusters       int     `json:"dead_clusters"`
+	// ResumeS runs from the controller's restart, in the middle of a second promotion, to the
+	// next cluster updated.
+	ResumeS float64 `json:"resume_s"`
+	// UpgradeS runs from the second version's publication to it on every live cluster,
+	// including the restart.
+	UpgradeS float64 `json:"upgrade_s"`
+	// IdleRSSMiB is the controller's memory once every cluster is registered and ready, before
+	// any rollout.
+	IdleRSSMiB float64 `json:"idle_rss_mib"`
+	// ManagementRequestsPerCluster is the requests the controller made to the management
+	// cluster during the promotion, per live cluster.
+	ManagementRequestsPerCluster float64 `json:"management_requests_per_cluster"`
+}
+
+func main() {
+	var opts options
+	flag.IntVar(&opts.clusters, "clusters", 1000, "managed clusters to simulate and register")
+	flag.Float64Var(&opts.deadPercent, "dead", 1, "percent of the clusters that stop answering before the rollouts (all in the last stage)")
+	flag.StringVar(&opts.dir, "dir", "", "working directory: the management cluster, controller logs and profiles (default: a new temporary directory)")
+	flag.StringVar(&opts.stagecoach, "stagecoach", "bin/stagecoach", "the stagecoach binary to measure")
+	flag.StringVar(&opts.kubeBin, "kube-bin", "", "directory of the Kubernetes components (default: found from `make kube`)")
+	flag.DurationVar(&opts.availableAfter, "available-after", time.Second, "how long a simulated Deployment takes to become Available")
+	flag.DurationVar(&opts.latency, "latency", 0, "time each simulated API server adds to every answer")
+	flag.DurationVar(&opts.timeout, "timeout", 2*time.Hour, "give up after this long")
+	flag.BoolVar(&opts.profile, "profile", false, "take CPU profiles of the controller during the rollouts and a heap profile after them, into -dir")
+	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
+	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
+	flag.Parse()
+
+	log := funcr.New(func(prefix, args string) {
+		fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), args)
+	}, funcr.Options{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
+	defer cancel()
+
+	res, err := run(ctx, opts, log)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-scale:", err)
+		os.Exit(1)
+	}
+	line, _ := json.Marshal(res)
+	fmt.Println(string(line))
+}
+
+func run(ctx context.Context, opts options, log logr.Logger) (*result, error) {
+	if opts.dir == "" {
+		dir, err := os.MkdirTemp("", "stagecoach-bench-")
+		if err != nil {
+			return nil, err
+		}
+		opts.dir = dir
+	}
+	var err error
+	if opts.stagecoach, err = filepath.Abs(opts.stagecoach); err != nil {
+		return nil, err
+	}
+	raiseOpenFiles(opts.clusters, log)
+	b, err := newBench(ctx, opts, log)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
+	return b.run(ctx)
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
