@@ -217,6 +217,22 @@ func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *place
 // bind points the binding at the run's snapshot and apply strategy, and records that the rollout
 // to its cluster started.
 func (r *Reconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+	// The binding controller writes the binding's status all the time: a conflict is retried on
+	// the binding as it is now, rather than ending the pass and the other clusters' starts with it.
+	for attempt := 0; ; attempt++ {
+		err := r.bindOnce(ctx, ru, b, snapshot)
+		if !apierrors.IsConflict(err) || attempt == 4 {
+			return err
+		}
+		live, err := r.liveBinding(ctx, b, true)
+		if err != nil || live == nil {
+			return err
+		}
+		b = live
+	}
+}
+
+func (r *Reconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
 	base := b.DeepCopyObject().(client.Object)
 	spec := b.BindingSpec()
 	spec.State, spec.ResourceSnapshotName = placementv1beta1.BindingStateBound, snapshot
