@@ -21,34 +21,30 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
 const (
 	fleetNamespace = "fleet"
-	fieldOwner     = client.FieldOwner("stagecoach-bench")
+	fieldOwner     = "stagecoach-bench"
 )
 
-// Stages of the fleet, by share of the clusters: 1% canary, 9% early, 90% main.
-const (
-	stageLabel = "bench.stagecoach.dev/stage"
-	canary     = "canary"
-	early      = "early"
-	main_      = "main"
-)
+// stageLabel puts a cluster in one of scalerollout.Stages: 1% of the fleet in the first, 9% in
+// the second, 90% in the last.
+const stageLabel = "bench.stagecoach.dev/stage"
 
 type bench struct {
 	opts options
@@ -169,15 +165,19 @@ func (b *bench) register(ctx context.Context) error {
 		return err
 	}
 	clusters := b.sim.Clusters()
-	err = parallel(ctx, 32, len(clusters), func(i int) error {
-		return sandbox.Register(ctx, cs, dyn, sandbox.Registration{
-			Namespace:  fleetNamespace,
-			Name:       clusters[i].Name(),
-			Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
-			Kubeconfig: clusters[i].Kubeconfig(),
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(32)
+	for i, c := range clusters {
+		g.Go(func() error {
+			return sandbox.Register(gctx, cs, dyn, sandbox.Registration{
+				Namespace:  fleetNamespace,
+				Name:       c.Name(),
+				Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
+				Kubeconfig: c.Kubeconfig(),
+			})
 		})
-	})
-	if err != nil {
+	}
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("registering the clusters: %w", err)
 	}
 	b.log.Info("clusters registered", "clusters", len(clusters), "elapsed", since(start))
@@ -189,11 +189,11 @@ func (b *bench) register(ctx context.Context) error {
 func stageOf(i, n int) string {
 	switch {
 	case i < max(1, int(math.Ceil(float64(n)/100))):
-		return canary
+		return scalerollout.Stages[0]
 	case i < max(2, int(math.Ceil(float64(n)/10))):
-		return early
+		return scalerollout.Stages[1]
 	}
-	return main_
+	return scalerollout.Stages[2]
 }
 
 // waitReady waits until the controller reports every live cluster ready, as a SveltosCluster and
@@ -269,42 +269,7 @@ func (b *bench) waitFor(ctx context.Context, what string, every time.Duration, c
 
 // apply server-side applies every object of a YAML stream.
 func (b *bench) apply(ctx context.Context, manifests string) error {
-	for _, doc := range splitYAML(manifests) {
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
-			return err
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		if err := b.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), fieldOwner, client.ForceOwnership); err != nil {
-			return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
-	}
-	return nil
-}
-
-// parallel runs do(0..n-1) on workers goroutines and returns the first error.
-func parallel(ctx context.Context, workers, n int, do func(int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				if err := do(i); err != nil {
-					cancel(err)
-				}
-			}
-		})
-	}
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
+	return scalerollout.Apply(ctx, b.client, fieldOwner, manifests)
 }
 
 func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*10) / 10 }

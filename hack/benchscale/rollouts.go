@@ -28,82 +28,27 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
 )
 
-var (
-	deploymentGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	configMapGVR  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-)
-
-// The promotion deploys a Deployment named app into namespace bench-app; its image names the
-// version.
-const promotion = `
-apiVersion: v1
-kind: Namespace
-metadata: {name: bench}
----
-apiVersion: config.projectsveltos.io/v1beta1
-kind: ClusterPromotion
-metadata: {name: bench}
-spec:
-  profileSpec:
-    syncMode: Continuous
-    maxUpdate: "10%%"
-    policyRefs:
-    - {kind: ConfigMap, namespace: bench, name: app}
-  stages:
-  - name: canary
-    clusterSelector: {matchLabels: {%[1]s: canary}}
-    trigger: {auto: {delay: 0s}}
-  - name: early
-    clusterSelector: {matchLabels: {%[1]s: early}}
-    trigger: {auto: {delay: 0s}}
-  - name: main
-    clusterSelector: {matchLabels: {%[1]s: main}}
-    trigger: {auto: {delay: 0s}}
-`
-
-const appContent = `
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: app, namespace: bench}
-data:
-  app.yaml: |
-    apiVersion: v1
-    kind: Namespace
-    metadata: {name: bench-app}
-    ---
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: app, namespace: bench-app}
-    spec:
-      replicas: 2
-      selector: {matchLabels: {app: app}}
-      template:
-        metadata: {labels: {app: app}}
-        spec:
-          containers:
-          - {name: app, image: "registry.example/app:%s"}
-`
+// rollout is what the benchmark rolls out: 10% of each stage at a time.
+var rollout = scalerollout.Rollout{Name: "bench", StageLabel: stageLabel, Share: "10%"}
 
 // promote rolls version v1 out through the three stages and measures it.
 func (b *bench) promote(ctx context.Context, res *result) error {
-	if err := b.apply(ctx, fmt.Sprintf(promotion, stageLabel)); err != nil {
+	if err := b.apply(ctx, rollout.Promotion()); err != nil {
 		return err
 	}
 	requests, mgmtRequests := b.sim.Requests(), b.managementRequests(ctx)
 	start := time.Now()
-	if err := b.apply(ctx, fmt.Sprintf(appContent, "v1")); err != nil {
+	if err := b.apply(ctx, rollout.Content("v1")); err != nil {
 		return err
 	}
 	if b.opts.profile {
 		go b.profile(ctx, "profile?seconds=60", "cpu-promotion.pprof")
 	}
-	if err := b.waitFor(ctx, "promotion on live clusters", time.Second, b.countOn(b.imageIs("v1")), len(b.live)); err != nil {
+	if err := b.waitFor(ctx, "promotion on live clusters", time.Second, b.countOn(promoted("v1")), len(b.live)); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -115,65 +60,15 @@ func (b *bench) promote(ctx context.Context, res *result) error {
 	return nil
 }
 
-// The update run places namespace bench-kf and its ConfigMap through the same three stages.
-const updateRun = `
-apiVersion: v1
-kind: Namespace
-metadata: {name: bench-kf}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: bench-kf}
-data: {version: v1}
----
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterStagedUpdateStrategy
-metadata: {name: bench}
-spec:
-  stages:
-  - name: canary
-    labelSelector: {matchLabels: {%[1]s: canary}}
-    maxConcurrency: "10%%"
-  - name: early
-    labelSelector: {matchLabels: {%[1]s: early}}
-    maxConcurrency: "10%%"
-  - name: main
-    labelSelector: {matchLabels: {%[1]s: main}}
-    maxConcurrency: "10%%"
----
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourcePlacement
-metadata: {name: bench}
-spec:
-  resourceSelectors:
-  - {group: "", version: v1, kind: Namespace, name: bench-kf}
-  policy: {placementType: PickAll}
-  strategy: {type: External}
-`
-
-const updateRunObject = `
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterStagedUpdateRun
-metadata: {name: bench}
-spec:
-  placementName: bench
-  resourceSnapshotIndex: "0"
-  stagedRolloutStrategyName: bench
-`
-
 func (b *bench) updateRun(ctx context.Context, res *result) error {
-	if err := b.apply(ctx, fmt.Sprintf(updateRun, stageLabel)); err != nil {
+	if err := b.apply(ctx, rollout.Placement()); err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := b.apply(ctx, updateRunObject); err != nil {
+	if err := b.apply(ctx, rollout.Run()); err != nil {
 		return err
 	}
-	settingsPlaced := func(c *fleetsim.Cluster) bool {
-		cm, ok := c.Get(configMapGVR, "bench-kf", "settings")
-		return ok && cm.Object["data"] != nil
-	}
-	if err := b.waitFor(ctx, "update run on live clusters", time.Second, b.countOn(settingsPlaced), len(b.live)); err != nil {
+	if err := b.waitFor(ctx, "update run on live clusters", time.Second, b.countOn(rollout.Placed), len(b.live)); err != nil {
 		return err
 	}
 	res.UpdateRunS = seconds(time.Since(start))
@@ -185,10 +80,10 @@ func (b *bench) updateRun(ctx context.Context, res *result) error {
 // it, then measures how long the new controller takes to update the next cluster.
 func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
 	start := time.Now()
-	if err := b.apply(ctx, fmt.Sprintf(appContent, "v2")); err != nil {
+	if err := b.apply(ctx, rollout.Content("v2")); err != nil {
 		return err
 	}
-	onV2 := b.countOn(b.imageIs("v2"))
+	onV2 := b.countOn(promoted("v2"))
 	if err := b.waitFor(ctx, "v2 before the restart", time.Second, onV2, max(1, len(b.live)/20)); err != nil {
 		return err
 	}
@@ -213,20 +108,8 @@ func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
 	return nil
 }
 
-func (b *bench) imageIs(version string) func(*fleetsim.Cluster) bool {
-	want := "registry.example/app:" + version
-	return func(c *fleetsim.Cluster) bool {
-		d, ok := c.Get(deploymentGVR, "bench-app", "app")
-		if !ok {
-			return false
-		}
-		containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-		if len(containers) != 1 {
-			return false
-		}
-		container, _ := containers[0].(map[string]any)
-		return container["image"] == want
-	}
+func promoted(version string) func(*fleetsim.Cluster) bool {
+	return func(c *fleetsim.Cluster) bool { return rollout.Promoted(c, version) }
 }
 
 // countOn counts the live clusters for which ok holds, straight from the simulator's records.
@@ -305,7 +188,5 @@ func (b *bench) get(ctx context.Context, url string) ([]byte, error) {
 	}
 	return io.ReadAll(resp.Body)
 }
-
-func splitYAML(s string) []string { return strings.Split(s, "\n---\n") }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }

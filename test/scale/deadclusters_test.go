@@ -26,24 +26,22 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
-var (
-	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	configMaps  = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-)
+// rollout is what the tests roll out: a quarter of each stage at a time.
+var rollout = scalerollout.Rollout{Name: "scale", StageLabel: "scale-stage", Share: "25%"}
 
-// simulatedFleet starts n simulated clusters and registers them, the first in stage canary, the
-// next three in early and the rest in main, and waits until the controller reports them ready.
+// simulatedFleet starts n simulated clusters and registers them, the first in the first stage,
+// the next three in the second and the rest in the last, and waits until the controller reports
+// them ready.
 func simulatedFleet(t *testing.T, n int) []*fleetsim.Cluster {
 	t.Helper()
 	sim, err := fleetsim.Start(t.Context(), fleetsim.Options{Clusters: n, NamePrefix: "scale-", AvailableAfter: 200 * time.Millisecond})
@@ -57,15 +55,15 @@ func simulatedFleet(t *testing.T, n int) []*fleetsim.Cluster {
 	apply(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: scale}")
 	clusters := sim.Clusters()
 	for i, c := range clusters {
-		stage := "main"
+		stage := scalerollout.Stages[2]
 		switch {
 		case i == 0:
-			stage = "canary"
+			stage = scalerollout.Stages[0]
 		case i < 4:
-			stage = "early"
+			stage = scalerollout.Stages[1]
 		}
 		err := sandbox.Register(t.Context(), cs, dyn, sandbox.Registration{
-			Namespace: "scale", Name: c.Name(), Labels: map[string]string{"scale-stage": stage}, Kubeconfig: c.Kubeconfig(),
+			Namespace: "scale", Name: c.Name(), Labels: map[string]string{rollout.StageLabel: stage}, Kubeconfig: c.Kubeconfig(),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -94,18 +92,13 @@ func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 	for _, c := range dead {
 		c.SetDown(fleetsim.Hang)
 	}
-	apply(t, promotion)
-	apply(t, updateRun)
+	apply(t, rollout.Promotion(), rollout.Content("v1"), rollout.Placement(), rollout.Run())
 	testenv.Eventually(t, 4*time.Minute, func(context.Context) error {
 		for _, c := range live {
-			d, ok := c.Get(deployments, "scale-app", "app")
-			if !ok {
+			if !rollout.Promoted(c, "v1") {
 				return fmt.Errorf("the promotion has not reached %s", c.Name())
 			}
-			if containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers"); len(containers) != 1 {
-				return fmt.Errorf("%s: unexpected Deployment %v", c.Name(), d.Object)
-			}
-			if _, ok := c.Get(configMaps, "scale-kf", "settings"); !ok {
+			if !rollout.Placed(c) {
 				return fmt.Errorf("the update run has not reached %s", c.Name())
 			}
 		}
@@ -122,111 +115,19 @@ func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 		return nil
 	})
 	for _, c := range dead {
-		if _, ok := c.Get(deployments, "scale-app", "app"); ok {
+		if rollout.Promoted(c, "v1") {
 			t.Errorf("dead cluster %s got the promotion", c.Name())
 		}
 	}
 }
 
-const promotion = `
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: app, namespace: scale}
-data:
-  app.yaml: |
-    apiVersion: v1
-    kind: Namespace
-    metadata: {name: scale-app}
-    ---
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: app, namespace: scale-app}
-    spec:
-      selector: {matchLabels: {app: app}}
-      template:
-        metadata: {labels: {app: app}}
-        spec:
-          containers:
-          - {name: app, image: "registry.example/app:v1"}
----
-apiVersion: config.projectsveltos.io/v1beta1
-kind: ClusterPromotion
-metadata: {name: scale}
-spec:
-  profileSpec:
-    syncMode: Continuous
-    maxUpdate: "25%"
-    policyRefs:
-    - {kind: ConfigMap, namespace: scale, name: app}
-  stages:
-  - name: canary
-    clusterSelector: {matchLabels: {scale-stage: canary}}
-    trigger: {auto: {delay: 0s}}
-  - name: early
-    clusterSelector: {matchLabels: {scale-stage: early}}
-    trigger: {auto: {delay: 0s}}
-  - name: main
-    clusterSelector: {matchLabels: {scale-stage: main}}
-    trigger: {auto: {delay: 0s}}
-`
-
-const updateRun = `
-apiVersion: v1
-kind: Namespace
-metadata: {name: scale-kf}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: scale-kf}
-data: {version: v1}
----
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterStagedUpdateStrategy
-metadata: {name: scale}
-spec:
-  stages:
-  - name: canary
-    labelSelector: {matchLabels: {scale-stage: canary}}
-  - name: early
-    labelSelector: {matchLabels: {scale-stage: early}}
-    maxConcurrency: "25%"
-  - name: main
-    labelSelector: {matchLabels: {scale-stage: main}}
-    maxConcurrency: "25%"
----
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterResourcePlacement
-metadata: {name: scale}
-spec:
-  resourceSelectors:
-  - {group: "", version: v1, kind: Namespace, name: scale-kf}
-  policy: {placementType: PickAll}
-  strategy: {type: External}
----
-apiVersion: placement.kubernetes-fleet.io/v1beta1
-kind: ClusterStagedUpdateRun
-metadata: {name: scale}
-spec:
-  placementName: scale
-  resourceSnapshotIndex: "0"
-  stagedRolloutStrategyName: scale
-`
-
-// apply server-side applies each object of a YAML stream to the management cluster.
-func apply(t *testing.T, manifests string) {
+// apply server-side applies each YAML stream to the management cluster.
+func apply(t *testing.T, manifests ...string) {
 	t.Helper()
 	c := testenv.Client(t)
-	for doc := range strings.SplitSeq(manifests, "\n---\n") {
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+	for _, m := range manifests {
+		if err := scalerollout.Apply(t.Context(), c, "scale-test", m); err != nil {
 			t.Fatal(err)
-		}
-		if len(obj.Object) == 0 {
-			continue
-		}
-		err := c.Apply(t.Context(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("scale-test"), client.ForceOwnership)
-		if err != nil {
-			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
 		}
 	}
 }
