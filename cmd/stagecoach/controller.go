@@ -30,9 +30,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 type controllerOptions struct {
@@ -42,6 +44,10 @@ type controllerOptions struct {
 	pprofAddr               string
 	leaderElect             bool
 	leaderElectionNamespace string
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
+	shardKey                string
 	qps                     float32
 	burst                   int
 	controllers             controller.Options
@@ -66,6 +72,11 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.pprofAddr, "pprof-bind-address", "0", "address of the Go profiler's /debug/pprof endpoints; 0 disables them")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
+	f.DurationVar(&opts.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a standby replica waits, after the leader last renewed its Lease, before it takes over")
+	f.DurationVar(&opts.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "how long the leader keeps trying to renew its Lease before it steps down")
+	f.DurationVar(&opts.retryPeriod, "leader-elect-retry-period", 2*time.Second, "how often replicas try to acquire or renew the Lease")
+	f.StringVar(&opts.shardKey, "shard-key", "",
+		"serve only the managed clusters whose annotation "+libv1beta1.ShardAnnotation+" has this value; empty serves the clusters without it and also drives profiles, promotions, placements and update runs. Each shard elects its own leader")
 	f.Float32Var(&opts.qps, "kube-api-qps", 100, "requests per second the controller may make to the management cluster's API server")
 	f.IntVar(&opts.burst, "kube-api-burst", 200, "requests the controller may make to the management cluster's API server in a burst above --kube-api-qps")
 	f.IntVar(&opts.controllers.DeployConcurrency, "max-concurrent-deploys", 32,
@@ -88,14 +99,18 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = opts.qps, opts.burst
+	opts.controllers.Shard = shard.Key(opts.shardKey)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:  opts.probeAddr,
 		PprofBindAddress:        opts.pprofAddr,
 		LeaderElection:          opts.leaderElect,
-		LeaderElectionID:        "stagecoach.dev",
+		LeaderElectionID:        opts.controllers.Shard.LeaderElectionID("stagecoach.dev"),
 		LeaderElectionNamespace: opts.leaderElectionNamespace,
+		LeaseDuration:           &opts.leaseDuration,
+		RenewDeadline:           &opts.renewDeadline,
+		RetryPeriod:             &opts.retryPeriod,
 		// Stepping down promptly on shutdown lets a standby replica take over without waiting out the lease.
 		LeaderElectionReleaseOnCancel: true,
 	})
@@ -111,7 +126,7 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr)); err != nil {
 		return err
 	}
-	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect)
+	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect, "shard", opts.controllers.Shard.String())
 	return start(cmd.Context(), mgr)
 }
 

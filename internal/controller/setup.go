@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -37,6 +38,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/secretcache"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 // Options tune the controllers. The zero value gives the defaults.
@@ -59,6 +61,10 @@ type Options struct {
 	// LocalAsController lets profiles that name no ServiceAccount deploy deploymentType Local
 	// content with the controller's identity (which then needs the rights to create it).
 	LocalAsController bool
+	// Shard is the shard of managed clusters this replica probes and deploys to (see package
+	// shard). Only the default shard's replica also drives profiles, promotions, placements and
+	// update runs, and reports their metrics.
+	Shard shard.Key
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
@@ -81,7 +87,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	clusters := fleet.NewCache(c, fleet.CacheOptions{})
+	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent())})
 	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Log: log.WithName("charts")})
 	if err != nil {
 		return err
@@ -94,44 +100,52 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// perCluster marks the controllers whose work is per managed cluster: every shard runs them.
 	setups := []struct {
-		name  string
-		setup func() error
+		name       string
+		perCluster bool
+		setup      func() error
 	}{
-		{"sveltoscluster", func() error {
-			return sveltoscluster.NewReconciler(clusters).SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+		{"sveltoscluster", true, func() error {
+			r := sveltoscluster.NewReconciler(clusters)
+			r.Shard = opts.Shard
+			return r.SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
 		}},
-		{"membercluster", func() error {
-			return membercluster.NewReconciler(clusters).SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+		{"membercluster", true, func() error {
+			r := membercluster.NewReconciler(clusters)
+			r.Shard = opts.Shard
+			return r.SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
 		}},
-		{"clusterprofile", func() error {
+		{"clusterprofile", false, func() error {
 			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
-		{"clusterpromotion", func() error {
+		{"clusterpromotion", false, func() error {
 			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
 		}},
-		{"placement", func() error {
+		{"placement", false, func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
 		}},
-		{"binding", func() error {
+		{"binding", true, func() error {
 			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
+			r.Shard = opts.Shard
 			r.ResyncInterval = opts.DriftInterval
 			if opts.DeployConcurrency > 0 {
 				r.MaxConcurrentReconciles = opts.DeployConcurrency
 			}
 			return r.SetupWithManager(mgr)
 		}},
-		{"clusterstagedupdaterun", func() error {
+		{"clusterstagedupdaterun", false, func() error {
 			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
-		{"stagedupdaterun", func() error {
+		{"stagedupdaterun", false, func() error {
 			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
 		}},
-		{"clustersummary", func() error {
+		{"clustersummary", true, func() error {
 			return (&clustersummary.Reconciler{
 				Client:                  c,
 				Recorder:                mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
 				Clusters:                clusters,
+				Shard:                   opts.Shard,
 				Helm:                    deployer,
 				Management:              management,
 				LocalAsController:       opts.LocalAsController,
@@ -143,9 +157,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 	}
 	for _, s := range setups {
+		if !s.perCluster && !opts.Shard.Default() {
+			continue
+		}
 		if err := s.setup(); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
 		}
+	}
+	if !opts.Shard.Default() {
+		return nil
 	}
 	return metrics.Register(&metrics.Collector{Reader: c, Log: log.WithName("metrics"), Now: opts.Now})
 }

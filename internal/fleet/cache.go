@@ -41,6 +41,9 @@ type CacheOptions struct {
 	// costs tens of kilobytes, so a fleet of thousands keeps them only for the clusters being
 	// deployed to. Idle Remotes are dropped when their cluster is next probed. Default 15 minutes.
 	RemoteIdleTimeout time.Duration
+	// UserAgent, when set, is what every request to a managed cluster says it comes from, so
+	// that the cluster's audit log tells the controller replicas apart.
+	UserAgent string
 }
 
 // Cache keeps one connection per managed cluster, built from the cluster's kubeconfig Secret on
@@ -102,7 +105,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
-	if err := conn.refresh(ctx, c.reader, ref); err != nil {
+	if err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent); err != nil {
 		return nil, err
 	}
 	if conn.remote == nil {
@@ -125,7 +128,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration) (string, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()
-	err := conn.refresh(ctx, c.reader, ref)
+	err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent)
 	probe, host := conn.probe, ""
 	if conn.config != nil {
 		host = serverURL(conn.config.Host)
@@ -173,14 +176,14 @@ func (c *Cache) connection(ref ClusterRef) *connection {
 }
 
 // refresh makes config and probe match the cluster's current kubeconfig. The caller holds mu.
-func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef) error {
+func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef, userAgent string) error {
 	loc, err := locateKubeconfig(ctx, reader, ref)
 	if err == nil {
 		var secret *corev1.Secret
 		var data []byte
 		secret, data, loc, err = readKubeconfig(ctx, reader, ref, loc)
 		if err == nil {
-			return conn.update(ref, loc, secret, data)
+			return conn.update(ref, loc, secret, data, userAgent)
 		}
 	}
 	// A cluster that is gone or whose kubeconfig is broken must not keep being reached with
@@ -192,7 +195,7 @@ func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref C
 	return err
 }
 
-func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *corev1.Secret, data []byte) error {
+func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *corev1.Secret, data []byte, userAgent string) error {
 	src := kubeconfigSource{location: loc, uid: secret.UID, resourceVersion: secret.ResourceVersion}
 	if conn.config != nil && conn.source.location == loc && conn.source.uid == src.uid &&
 		conn.source.resourceVersion == src.resourceVersion {
@@ -207,6 +210,9 @@ func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *cor
 	cfg, err := kubeconfigConfig(ref, loc, data)
 	if err != nil {
 		return err
+	}
+	if userAgent != "" {
+		cfg.UserAgent = userAgent
 	}
 	probe, err := newProbeClient(cfg)
 	if err != nil {

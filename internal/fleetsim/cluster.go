@@ -71,6 +71,7 @@ type Cluster struct {
 	name     string
 	down     atomic.Int32
 	requests atomic.Uint64
+	agents   sync.Map // user agent → *atomic.Uint64, the requests it made
 	cert     atomic.Pointer[tls.Certificate]
 
 	// mu guards data; it is the only lock a request to this cluster takes, so work on one
@@ -159,6 +160,28 @@ func (c *Cluster) DownMode() DownMode { return DownMode(c.down.Load()) }
 
 // Requests is the number of HTTP requests this cluster answered.
 func (c *Cluster) Requests() uint64 { return c.requests.Load() }
+
+// RequestsFrom is the number of HTTP requests this cluster answered whose User-Agent contains
+// agent: which client talked to the cluster.
+func (c *Cluster) RequestsFrom(agent string) uint64 {
+	var n uint64
+	c.agents.Range(func(k, v any) bool {
+		if strings.Contains(k.(string), agent) {
+			n += v.(*atomic.Uint64).Load()
+		}
+		return true
+	})
+	return n
+}
+
+func (c *Cluster) count(agent string) {
+	c.requests.Add(1)
+	n, ok := c.agents.Load(agent)
+	if !ok {
+		n, _ = c.agents.LoadOrStore(agent, new(atomic.Uint64))
+	}
+	n.(*atomic.Uint64).Add(1)
+}
 
 // Get returns a copy of an object stored in the cluster, as the given version of its resource
 // presents it; false when there is none.

@@ -139,7 +139,7 @@ func (f *Fleet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.requests.Add(1)
-	c.requests.Add(1)
+	c.count(r.UserAgent())
 	if !c.authenticated(r) {
 		writeError(w, errUnauthorized)
 		return

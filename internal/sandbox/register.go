@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,9 @@ type Registration struct {
 	// Namespace holds the SveltosCluster and the kubeconfig Secret; it must exist.
 	Namespace, Name string
 	Labels          map[string]string
-	Kubeconfig      []byte
+	// Annotations go on the SveltosCluster and the MemberCluster (a shard key, say).
+	Annotations map[string]string
+	Kubeconfig  []byte
 }
 
 // Register records a managed cluster in the management cluster as a platform team's pipeline
@@ -118,25 +121,28 @@ func Register(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interfac
 	} else if err != nil {
 		return err
 	}
-	labels := map[string]any{}
+	labels, annotations := map[string]any{}, map[string]any{}
 	for k, v := range r.Labels {
 		labels[k] = v
+	}
+	for k, v := range r.Annotations {
+		annotations[k] = v
 	}
 	sveltos := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "lib.projectsveltos.io/v1beta1",
 		"kind":       "SveltosCluster",
-		"metadata":   map[string]any{"name": r.Name, "namespace": r.Namespace, "labels": labels},
+		"metadata":   map[string]any{"name": r.Name, "namespace": r.Namespace, "labels": labels, "annotations": annotations},
 		"spec":       map[string]any{"kubeconfigName": KubeconfigSecretName(r.Name), "kubeconfigKeyName": KubeconfigSecretKey},
 	}}
 	if _, err := dyn.Resource(sveltosClusterGVR).Namespace(r.Namespace).Apply(ctx, r.Name, sveltos, applyOpts); err != nil {
 		return err
 	}
+	memberAnnotations := maps.Clone(annotations)
+	memberAnnotations[memberKubeconfigAnnotation] = r.Namespace + "/" + KubeconfigSecretName(r.Name)
 	member := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
 		"kind":       "MemberCluster",
-		"metadata": map[string]any{"name": r.Name, "labels": labels, "annotations": map[string]any{
-			memberKubeconfigAnnotation: r.Namespace + "/" + KubeconfigSecretName(r.Name),
-		}},
+		"metadata":   map[string]any{"name": r.Name, "labels": labels, "annotations": memberAnnotations},
 		"spec": map[string]any{"identity": map[string]any{
 			"kind": "User", "name": "sandbox-admin", "apiGroup": "rbac.authorization.k8s.io",
 		}},

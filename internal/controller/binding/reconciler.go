@@ -31,9 +31,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 // Defaults of the Reconciler's intervals.
@@ -60,6 +62,8 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Clusters connects to member clusters.
 	Clusters *fleet.Cache
+	// Shard is the shard whose clusters this replica applies to.
+	Shard shard.Key
 	// AvailabilityInterval is how often a binding whose resources are applied but not all
 	// available is checked again.
 	AvailabilityInterval time.Duration
@@ -100,6 +104,9 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if owned, err := r.owns(ctx, b); err != nil || !owned {
+		return ctrl.Result{}, err
+	}
 	spec := b.BindingSpec()
 	ctx = logr.NewContext(ctx, logr.FromContextOrDiscard(ctx).WithValues(
 		"cluster", spec.TargetCluster, "state", spec.State, "snapshot", spec.ResourceSnapshotName))
@@ -133,6 +140,17 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	// applied stays as it is.
 	r.memo.forget(req.NamespacedName)
 	return ctrl.Result{}, nil
+}
+
+// owns reports whether the binding's member cluster belongs to the shard this replica serves;
+// the replicas of other shards leave the binding to that shard's.
+func (r *kindReconciler) owns(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
+	mc := &clusterv1beta1.MemberCluster{}
+	err := r.Get(ctx, client.ObjectKey{Name: b.BindingSpec().TargetCluster}, mc)
+	if apierrors.IsNotFound(err) {
+		return r.Shard.Owns(nil), nil
+	}
+	return err == nil && r.Shard.Owns(mc), err
 }
 
 // applies reports whether the binding's snapshot is to be applied: it is Bound, or it is

@@ -58,6 +58,17 @@ func checkCluster(ctx context.Context, c client.Reader, cs *configv1beta1.Cluste
 	return clusterGate{ok: true, cluster: cl}, nil
 }
 
+// owns reports whether the summary's cluster belongs to the shard this replica serves; the
+// replicas of other shards leave the summary, its deployment and its status to that shard's.
+func (r *Reconciler) owns(ctx context.Context, cs *configv1beta1.ClusterSummary) (bool, error) {
+	cl := &libv1beta1.SveltosCluster{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}, cl)
+	if apierrors.IsNotFound(err) {
+		return r.Shard.Owns(nil), nil
+	}
+	return err == nil && r.Shard.Owns(cl), err
+}
+
 // checkDependencies reports whether every profile in dependsOn is provisioned on this cluster,
 // in the words Sveltos uses for status.dependencies.
 func checkDependencies(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) (bool, string, error) {

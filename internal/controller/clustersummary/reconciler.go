@@ -35,6 +35,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 // Reconciler reconciles ClusterSummaries.
@@ -43,6 +44,8 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Clusters connects to managed clusters.
 	Clusters *fleet.Cache
+	// Shard is the shard whose clusters this replica deploys to.
+	Shard shard.Key
 	// Helm deploys charts; its chart cache is shared by every cluster.
 	Helm *helm.Deployer
 	// Management is a connection to the management cluster itself, where policyRefs with
@@ -77,6 +80,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	cs := &configv1beta1.ClusterSummary{}
 	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if owned, err := r.owns(ctx, cs); err != nil || !owned {
+		return ctrl.Result{}, err
 	}
 	unlock, err := r.clusters.lock(ctx, clusterRef(cs).String())
 	if err != nil {

@@ -43,6 +43,7 @@ import (
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 // Options tune the controller; see fleet.ProbeOptions.
@@ -56,6 +57,9 @@ const (
 
 // Reconciler probes MemberClusters.
 type Reconciler struct {
+	// Shard is the shard whose clusters this replica probes.
+	Shard shard.Key
+
 	fleet    *fleet.Cache
 	client   client.Client
 	recorder recorder.EventRecorder
@@ -101,13 +105,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	ref := fleet.ClusterRef{Kind: fleet.KindMemberCluster, Name: req.Name}
 	cluster := &clusterv1beta1.MemberCluster{}
-	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.fleet.Forget(ref)
-			r.setFailures(req.Name, 0)
-			return ctrl.Result{}, nil
-		}
+	err := r.client.Get(ctx, req.NamespacedName, cluster)
+	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
+	}
+	// A cluster that is gone, or that another replica's shard serves, is let go.
+	if err != nil || !r.Shard.Owns(cluster) {
+		r.fleet.Forget(ref)
+		r.setFailures(req.Name, 0)
+		return ctrl.Result{}, nil
 	}
 	// A cluster being deleted is no longer offered to placements; its connection stays cached
 	// until it is gone, for whoever cleans up after it.

@@ -40,6 +40,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 // Options tune the controller; see fleet.ProbeOptions.
@@ -55,6 +56,9 @@ const (
 
 // Reconciler probes SveltosClusters.
 type Reconciler struct {
+	// Shard is the shard whose clusters this replica probes.
+	Shard shard.Key
+
 	fleet    *fleet.Cache
 	client   client.Client
 	recorder recorder.EventRecorder
@@ -83,7 +87,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sveltoscluster").
 		// Status updates, our own included, need no probe: the interval brings the next one.
-		For(&libv1beta1.SveltosCluster{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&libv1beta1.SveltosCluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, shard.Moved))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
 		Complete(r)
@@ -93,12 +97,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	ref := fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: req.Namespace, Name: req.Name}
 	cluster := &libv1beta1.SveltosCluster{}
-	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.fleet.Forget(ref)
-			return ctrl.Result{}, nil
-		}
+	err := r.client.Get(ctx, req.NamespacedName, cluster)
+	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
+	}
+	// A cluster that is gone, or that another replica's shard serves, is let go.
+	if err != nil || !r.Shard.Owns(cluster) {
+		r.fleet.Forget(ref)
+		return ctrl.Result{}, nil
 	}
 	// A cluster being deleted is no longer offered to deployments; its connection stays cached
 	// until it is gone, for whoever cleans up after it.
