@@ -101,7 +101,8 @@ data:
 }
 
 // Placement is what the update run places (namespace Name-kf and its ConfigMap), the
-// ClusterStagedUpdateStrategy and the ClusterResourcePlacement.
+// ClusterStagedUpdateStrategy and the ClusterResourcePlacement, which picks every cluster with
+// the stage label (and no other: a run fails on a picked cluster that is in no stage).
 func (r Rollout) Placement() string {
 	out := fmt.Sprintf(`apiVersion: v1
 kind: Namespace
@@ -118,14 +119,20 @@ metadata: {name: %[1]s}
 spec:
   resourceSelectors:
   - {group: "", version: v1, kind: Namespace, name: %[1]s-kf}
-  policy: {placementType: PickAll}
+  policy:
+    placementType: PickAll
+    affinity:
+      clusterAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          clusterSelectorTerms:
+          - labelSelector: {matchExpressions: [{key: %[2]s, operator: Exists}]}
   strategy: {type: External}
 ---
 apiVersion: placement.kubernetes-fleet.io/v1beta1
 kind: ClusterStagedUpdateStrategy
 metadata: {name: %[1]s}
 spec:
-  stages:`, r.Name)
+  stages:`, r.Name, r.StageLabel)
 	for _, s := range Stages {
 		out += fmt.Sprintf(`
   - name: %[1]s

@@ -22,26 +22,91 @@ limitations under the License.
 package scale
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
-// TestMain starts a management cluster and the controller; each test brings its own simulated
-// clusters. A request to a cluster that stopped answering gives up after 5 s, so that the tests
-// see within seconds what a fleet sees within the default 30.
+// shardMode is the first argument with which the test binary runs as a controller replica of
+// one shard, a process of its own that a test can kill: shardMode KUBECONFIG KEY.
+const shardMode = "stagecoach-shard"
+
+// TestMain starts a management cluster and the controller of the default shard; each test brings
+// its own simulated clusters. Run with shardMode, the binary is a replica of another shard.
 func TestMain(m *testing.M) {
-	fleet.RequestTimeout = 5 * time.Second
+	if len(os.Args) == 4 && os.Args[1] == shardMode {
+		if err := runShard(os.Args[2], shard.Key(os.Args[3])); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	testenv.MainWithController(m, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{
-			ProbeInterval: 2 * time.Second, HealthInterval: time.Second, DriftInterval: 5 * time.Second,
-			// Fewer workers than dead clusters: should a dead cluster hold a worker, the others starve.
-			DeployConcurrency: 2,
-		})
+		return controller.Setup(mgr, options(""))
 	})
+}
+
+// options are the controller's: a request to a cluster that stopped answering gives up after
+// 5 s (fleet.RequestTimeout), so that the tests see within seconds what a fleet sees within the
+// default 30.
+func options(key shard.Key) controller.Options {
+	fleet.RequestTimeout = 5 * time.Second
+	return controller.Options{
+		Shard:         key,
+		ProbeInterval: 2 * time.Second, HealthInterval: time.Second, DriftInterval: 5 * time.Second,
+		// Fewer workers than dead clusters: should a dead cluster hold a worker, the others starve.
+		DeployConcurrency: 2,
+	}
+}
+
+// Leader election as quick as the Lease API allows, so that a standby takes over within seconds.
+var leaseDuration, renewDeadline, retryPeriod = 4 * time.Second, 3 * time.Second, 500 * time.Millisecond
+
+// runShard runs a replica of shard key, as `stagecoach controller --shard-key KEY --leader-elect`
+// does, against the management cluster.
+func runShard(kubeconfig string, key shard.Key) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	logger := zap.New(zap.UseDevMode(true))
+	ctrl.SetLogger(logger)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme.New(),
+		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:        "0",
+		Logger:                        logger,
+		LeaderElection:                true,
+		LeaderElectionID:              key.LeaderElectionID(leaseName),
+		LeaderElectionNamespace:       leaseNamespace,
+		LeaseDuration:                 &leaseDuration,
+		RenewDeadline:                 &renewDeadline,
+		RetryPeriod:                   &retryPeriod,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := controller.Setup(mgr, options(key)); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return mgr.Start(ctx)
 }
