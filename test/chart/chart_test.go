@@ -61,6 +61,7 @@ func TestTemplate(t *testing.T) {
 	for golden, values := range map[string]string{
 		"testdata/default.golden.yaml":    "",
 		"testdata/production.golden.yaml": "testdata/production-values.yaml",
+		"testdata/sharded.golden.yaml":    "testdata/sharded-values.yaml",
 	} {
 		got := render(t, values)
 		if *update {
