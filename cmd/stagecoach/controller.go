@@ -32,6 +32,7 @@ import (
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
@@ -86,6 +87,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"probes per second, at most, of SveltosClusters and of MemberClusters each: in a fleet too large to probe every --probe-interval at this rate, clusters that answer are probed less often")
 	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet, and those of promotion stages, are evaluated again")
 	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
+	f.Float64Var(&opts.controllers.MaxResyncRate, "max-resync-rate", binding.DefaultMaxResyncRate,
+		"Kubefleet bindings applied again per second, at most, to revert drift (each binding kind): in a fleet too large to resync every --drift-interval at this rate, bindings are resynced less often")
 	f.BoolVar(&opts.controllers.LocalAsController, "local-deployment-as-controller", false,
 		"deploy the deploymentType Local content of profiles that name no ServiceAccount (labels projectsveltos.io/serviceaccount-name and -namespace) with the controller's own identity")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")

@@ -121,6 +121,13 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	b.logThrottling(ctx, "registration")
 	idle, _ := b.ctrl.rss()
 	res.IdleRSSMiB = mib(idle)
+	if b.opts.profile {
+		b.profile(ctx, "heap", "heap-idle.pprof")
+	}
+	if !b.opts.rollouts {
+		res.ControllerRSSMiB = mib(max(idle, b.peakRSS))
+		return res, nil
+	}
 
 	// The dead clusters stop answering once registered, as a cluster lost mid-rollout would.
 	for _, c := range b.dead {

@@ -49,6 +49,7 @@ type options struct {
 	timeout        time.Duration
 	profile        bool
 	keep           bool
+	rollouts       bool
 	controllerArgs stringList
 }
 
@@ -95,6 +96,7 @@ func main() {
 	flag.DurationVar(&opts.latency, "latency", 0, "time each simulated API server adds to every answer")
 	flag.DurationVar(&opts.timeout, "timeout", 2*time.Hour, "give up after this long")
 	flag.BoolVar(&opts.profile, "profile", false, "take CPU profiles of the controller during the rollouts and a heap profile after them, into -dir")
+	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
 	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
 	flag.Parse()

@@ -50,6 +50,9 @@ type Options struct {
 	// DriftInterval is how often ContinuousWithDriftDetection profiles compare clusters with
 	// what was deployed.
 	DriftInterval time.Duration
+	// MaxResyncRate caps the drift re-applies per second of each binding kind; zero means the
+	// default (see binding.Reconciler).
+	MaxResyncRate float64
 	// HealthInterval is how often health checks that do not pass yet, and those of promotion
 	// stages (which keep running), are evaluated again.
 	HealthInterval time.Duration
@@ -129,6 +132,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
 			r.Shard = opts.Shard
 			r.ResyncInterval = opts.DriftInterval
+			if opts.MaxResyncRate > 0 {
+				r.MaxResyncRate = opts.MaxResyncRate
+			}
 			if opts.DeployConcurrency > 0 {
 				r.MaxConcurrentReconciles = opts.DeployConcurrency
 			}

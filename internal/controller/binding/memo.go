@@ -59,6 +59,15 @@ func resyncAt(interval time.Duration) time.Time {
 	return time.Now().Add(interval + rand.N(interval/10+1))
 }
 
+// resyncInterval is how long an apply made now stays current: ResyncInterval, or longer when
+// the kind has more bindings applied than MaxResyncRate lets resync that often.
+func (r *kindReconciler) resyncInterval() time.Duration {
+	if r.MaxResyncRate <= 0 {
+		return r.ResyncInterval
+	}
+	return max(r.ResyncInterval, time.Duration(float64(r.memo.len())/r.MaxResyncRate*float64(time.Second)))
+}
+
 // memo holds, per binding, its last apply and how many attempts in a row failed.
 type memo struct {
 	mu       sync.Mutex
@@ -91,6 +100,13 @@ func (m *memo) failed(key types.NamespacedName) int {
 	delete(m.applies, key)
 	m.failures[key]++
 	return m.failures[key]
+}
+
+// len is the number of bindings with a successful apply on record.
+func (m *memo) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.applies)
 }
 
 func (m *memo) forget(key types.NamespacedName) {

@@ -42,6 +42,7 @@ import (
 const (
 	DefaultAvailabilityInterval = 2 * time.Second
 	DefaultResyncInterval       = 30 * time.Second
+	DefaultMaxResyncRate        = 20
 	DefaultMaxBackoff           = 30 * time.Second
 	DefaultMaxConcurrency       = 8
 )
@@ -70,6 +71,10 @@ type Reconciler struct {
 	// ResyncInterval is how often a Bound binding is applied again, which reverts changes made
 	// on the member cluster (drift) and recreates what was deleted there.
 	ResyncInterval time.Duration
+	// MaxResyncRate caps those applies per second, for each binding kind: a fleet with more
+	// bindings than ResyncInterval allows at this rate is resynced less often (20,000 bindings
+	// at 20 per second: every 1,000 s), so that reverting drift never crowds out a rollout.
+	MaxResyncRate float64
 	// MaxBackoff caps the wait between failed attempts, which doubles from one second.
 	MaxBackoff time.Duration
 	// MaxConcurrentReconciles is per binding kind; applying is mostly waiting on member clusters.
@@ -84,6 +89,7 @@ func NewReconciler(c client.Client, recorder events.EventRecorder, clusters *fle
 		Clusters:                clusters,
 		AvailabilityInterval:    DefaultAvailabilityInterval,
 		ResyncInterval:          DefaultResyncInterval,
+		MaxResyncRate:           DefaultMaxResyncRate,
 		MaxBackoff:              DefaultMaxBackoff,
 		MaxConcurrentReconciles: DefaultMaxConcurrency,
 	}

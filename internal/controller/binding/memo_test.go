@@ -1,0 +1,47 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package binding
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestResyncInterval(t *testing.T) {
+	for _, tc := range []struct {
+		bindings int
+		rate     float64
+		want     time.Duration
+	}{
+		{bindings: 0, rate: 20, want: 30 * time.Second},
+		{bindings: 600, rate: 20, want: 30 * time.Second},
+		{bindings: 1000, rate: 20, want: 50 * time.Second},
+		{bindings: 20000, rate: 20, want: 1000 * time.Second},
+		{bindings: 20000, rate: 0, want: 30 * time.Second},
+	} {
+		r := &kindReconciler{Reconciler: &Reconciler{ResyncInterval: 30 * time.Second, MaxResyncRate: tc.rate}, memo: newMemo()}
+		for i := range tc.bindings {
+			r.memo.succeeded(types.NamespacedName{Name: fmt.Sprint(i)}, &applied{})
+		}
+		if got := r.resyncInterval(); got != tc.want {
+			t.Errorf("%d bindings at %v/s: resync every %v, want %v", tc.bindings, tc.rate, got, tc.want)
+		}
+	}
+}
