@@ -20,9 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -97,6 +99,14 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 
 func runController(cmd *cobra.Command, opts controllerOptions) error {
 	log := ctrl.Log.WithName("controller")
+	// The garbage collector works harder as the heap nears 90% of the container's memory limit,
+	// rather than letting it grow to twice what is live and the container be killed for it.
+	// GOMEMLIMIT, when set, wins.
+	if limit, err := memlimit.Set(); err != nil {
+		log.Info("the memory limit could not be read: the heap is bounded by GOGC alone", "reason", err.Error())
+	} else if limit < math.MaxInt64 {
+		log.Info("heap bounded", "goMemLimitBytes", limit)
+	}
 	cfg, err := restConfig(opts.kubeconfig)
 	if err != nil {
 		return err
