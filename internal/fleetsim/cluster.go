@@ -48,6 +48,9 @@ const (
 	Refuse
 	// Hang accepts connections and never answers anything until the client gives up.
 	Hang
+	// HangWrites answers reads and hangs every write until the client gives up, as an API server
+	// whose etcd lost quorum does: probes find it well, deploys never finish.
+	HangWrites
 )
 
 // String names the mode as its constant does.
@@ -59,6 +62,8 @@ func (m DownMode) String() string {
 		return "Refuse"
 	case Hang:
 		return "Hang"
+	case HangWrites:
+		return "HangWrites"
 	}
 	return "DownMode(" + strconv.Itoa(int(m)) + ")"
 }
@@ -137,7 +142,7 @@ func (c *Cluster) Kubeconfig() []byte {
 	return data
 }
 
-// SetDown changes how the cluster answers: Up, Refuse or Hang. It applies to new connections
+// SetDown changes how the cluster answers: Up, Refuse, Hang or HangWrites. It applies to new connections
 // and to every request after the call, including those on connections already open; open
 // watches are broken off (Refuse) or stop sending anything (Hang).
 func (c *Cluster) SetDown(mode DownMode) {

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -63,6 +65,18 @@ func TestDownModes(t *testing.T) {
 	}
 	if c := f.Clusters()[1]; c.DownMode() != Up {
 		t.Errorf("cluster %s is %s, only %s went down", c.Name(), c.DownMode(), f.Clusters()[2].Name())
+	}
+
+	c.SetDown(HangWrites)
+	if _, err := askVersion(t, c, 5*time.Second); err != nil {
+		t.Errorf("a cluster hanging writes does not answer a read: %v", err)
+	}
+	cfg := restConfig(t, c)
+	cfg.Timeout = time.Second
+	start := time.Now()
+	_, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+	if took := time.Since(start); err == nil || took < time.Second {
+		t.Errorf("a cluster hanging writes answered a create in %s with %v, want a timeout after 1s", took, err)
 	}
 
 	c.SetDown(Up)

@@ -134,6 +134,11 @@ func (f *Fleet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case Hang:
 		<-r.Context().Done()
 		panic(http.ErrAbortHandler)
+	case HangWrites:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			<-r.Context().Done()
+			panic(http.ErrAbortHandler)
+		}
 	}
 	if !f.delay(r.Context()) {
 		return

@@ -21,6 +21,7 @@ package scale
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,31 +33,69 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
+// deadRollout and stuckRollout roll out to a quarter of each stage at a time.
+var (
+	deadRollout  = scalerollout.Rollout{Name: "scale", StageLabel: "scale-stage", Share: "25%"}
+	stuckRollout = scalerollout.Rollout{Name: "stuck", StageLabel: "stuck-stage", Share: "25%"}
+)
+
 // TestDeadClustersCostOnlyTheirSlots stops a quarter of the last stage's clusters answering at
 // all, more clusters than the controller has deploy workers, then rolls out with a
 // ClusterPromotion and a Kubefleet staged update run: every live cluster gets both, and the
 // dead ones are named with the reason.
-// deadRollout rolls out to a quarter of each stage at a time.
-var deadRollout = scalerollout.Rollout{Name: "scale", StageLabel: "scale-stage", Share: "25%"}
-
 func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 	clusters := simulatedFleet(t, 16, deadRollout, nil)
 	live, dead := clusters[:12], clusters[12:]
 	for _, c := range dead {
 		c.SetDown(fleetsim.Hang)
 	}
-	apply(t, deadRollout.Promotion(), deadRollout.Content("v1"), deadRollout.Placement(), deadRollout.Run())
+	rollOut(t, deadRollout, live, dead)
+	for _, c := range dead {
+		if deadRollout.Promoted(c, "v1") {
+			t.Errorf("dead cluster %s got the promotion", c.Name())
+		}
+	}
+}
+
+// TestStuckClustersCostOnlyTheirSlots makes the first two clusters of the last stage hang every
+// write while they answer reads, as an API server whose etcd lost quorum does: probes find them
+// ready, so deploys to them start, as many as the controller has deploy workers, and never
+// finish. They hold two of the stage's three slots for good, but a hung request holds a deploy
+// worker only until it times out, so the rest of the stage goes through the third slot.
+func TestStuckClustersCostOnlyTheirSlots(t *testing.T) {
+	clusters := simulatedFleet(t, 16, stuckRollout, nil)
+	stuck := clusters[4:6]
+	live := slices.Concat(clusters[:4], clusters[6:])
+	for _, c := range stuck {
+		c.SetDown(fleetsim.HangWrites)
+	}
+	rollOut(t, stuckRollout, live, nil)
+	for _, c := range stuck {
+		if stuckRollout.Promoted(c, "v1") {
+			t.Errorf("cluster %s got the promotion while hanging every write", c.Name())
+		}
+	}
+}
+
+// rollOut runs the rollout's promotion and update run and waits until both reach every live
+// cluster and the first dead one, if any, is reported down with the reason.
+func rollOut(t *testing.T, rollout scalerollout.Rollout, live, dead []*fleetsim.Cluster) {
+	t.Helper()
+	apply(t, rollout.Promotion(), rollout.Content("v1"), rollout.Placement(), rollout.Run())
 	testenv.Eventually(t, 4*time.Minute, func(context.Context) error {
 		for _, c := range live {
-			if !deadRollout.Promoted(c, "v1") {
+			if !rollout.Promoted(c, "v1") {
 				return fmt.Errorf("the promotion has not reached %s", c.Name())
 			}
-			if !deadRollout.Placed(c) {
+			if !rollout.Placed(c) {
 				return fmt.Errorf("the update run has not reached %s", c.Name())
 			}
 		}
 		return nil
 	})
+	if len(dead) == 0 {
+		return
+	}
 	// A dead cluster says why it gets nothing, once probed.
 	c := testenv.Client(t)
 	testenv.Eventually(t, time.Minute, func(ctx context.Context) error {
@@ -67,9 +106,4 @@ func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 		}
 		return nil
 	})
-	for _, c := range dead {
-		if deadRollout.Promoted(c, "v1") {
-			t.Errorf("dead cluster %s got the promotion", c.Name())
-		}
-	}
 }
