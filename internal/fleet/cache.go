@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -143,6 +144,34 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 		return "", err
 	}
 	return probeVersion(ctx, probe, ref, host, timeout)
+}
+
+// KeepIdleFor is how far apart a cluster's probes may be for its connections to stay open in
+// between; see Idle.
+const KeepIdleFor = 30 * time.Second
+
+// Idle tells the Cache that the cluster will not be probed again for next. When that is longer
+// than KeepIdleFor, its connections that carry no request now are closed: a large fleet is
+// probed minutes apart (ProbeOptions.Interval), and a TLS session with its buffers and HTTP/2
+// connection held open for every cluster in between would cost more memory than everything
+// else the controller keeps per cluster. Deploys open a connection again when they need one.
+func (c *Cache) Idle(ref ClusterRef, next time.Duration) {
+	if next <= KeepIdleFor {
+		return
+	}
+	c.mu.Lock()
+	conn := c.connections[ref]
+	c.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	conn.mu.Lock()
+	probe := conn.probe
+	conn.mu.Unlock()
+	if probe != nil {
+		// The transport is shared with the cluster's Remote, whose idle connections go too.
+		utilnet.CloseIdleConnectionsFor(probe.Client.Transport)
+	}
 }
 
 // Forget drops what the Cache keeps for the cluster, typically once it is unregistered. Remotes

@@ -150,7 +150,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
 	}
 	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
-	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)}, nil
+	next := wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)
+	r.fleet.Idle(ref, next)
+	return ctrl.Result{RequeueAfter: next}, nil
 }
 
 // probeInterval is how often a member is probed: as fleet.ProbeOptions.Interval says, or more

@@ -151,6 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
 	}
+	r.fleet.Idle(ref, requeue)
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
