@@ -17,10 +17,12 @@ limitations under the License.
 package clusterprofile
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
@@ -73,5 +75,32 @@ func TestBoundLists(t *testing.T) {
 				t.Errorf("counts read back %+v", listedCounts(&st))
 			}
 		})
+	}
+}
+
+// TestStatusSizeAt20000Clusters measures the status of a profile matching 20,000 clusters
+// (names of 20 characters), all of them in every list: the worst case, far beyond a real one.
+func TestStatusSizeAt20000Clusters(t *testing.T) {
+	var refs []corev1.ObjectReference
+	for i := range 20000 {
+		name := fmt.Sprintf("member-cluster-%05d", i)
+		refs = append(refs, clusterKey{name, name}.ref())
+	}
+	now := metav1.Now()
+	st := configv1beta1.Status{MatchingClusterRefs: refs, ObservedGeneration: 1,
+		UpdatingClusters: configv1beta1.Clusters{Hash: make([]byte, 32), Clusters: refs},
+		UpdatedClusters:  configv1beta1.Clusters{Hash: make([]byte, 32), Clusters: refs}}
+	for _, ref := range refs {
+		st.FailedClusters = append(st.FailedClusters, configv1beta1.FailedCluster{ClusterRef: ref, LastFailureTime: &now,
+			FailureMessage: "not updated yet: the cluster is unreachable: Get \"https://10.0.0.1:6443/version\": dial tcp: i/o timeout"})
+	}
+	boundLists(&st, listedCounts(&st), DefaultMaxListedClusters)
+	data, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("status: %d bytes", len(data))
+	if len(data) > 600_000 {
+		t.Errorf("the status is %d bytes", len(data))
 	}
 }

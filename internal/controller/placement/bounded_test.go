@@ -17,6 +17,8 @@ limitations under the License.
 package placement
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -81,5 +83,38 @@ func TestBoundedPlacementStatuses(t *testing.T) {
 				t.Errorf("Applied says %q", c.Message)
 			}
 		})
+	}
+}
+
+// TestStatusSizeAt20000Clusters measures the status of a placement on 20,000 clusters (names of
+// 20 characters): every one available, and a third each available, failing and not applied yet.
+func TestStatusSizeAt20000Clusters(t *testing.T) {
+	done := []string{placementv1beta1.BindingRolloutStartedCondition, placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition}
+	for _, kinds := range []int{1, 3} {
+		var bindings []placementv1beta1.BindingObj
+		for i := range 20000 {
+			name := fmt.Sprintf("member-cluster-%05d", i)
+			switch i % kinds {
+			case 0:
+				bindings = append(bindings, testBinding(name, 1, done...))
+			case 1:
+				bindings = append(bindings, failedBinding(name))
+			default:
+				bindings = append(bindings, testBinding(name, 1, placementv1beta1.BindingRolloutStartedCondition))
+			}
+		}
+		p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "fleet-wide-placement", Generation: 3}}
+		ps := &pass{p: p, spec: withDefaults(&placementv1beta1.PlacementSpec{}), selection: &selection{}, index: 1, bindings: bindings}
+		r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, family: placementv1beta1.ClusterFamily}
+		r.setStatus(ps)
+		r.setStatus(ps) // a second pass, over the listed clusters' previous status
+		data, err := json.Marshal(p.Status)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d kinds of cluster: status of %d bytes, %d clusters listed", kinds, len(data), len(p.Status.PerClusterPlacementStatuses))
+		if len(data) > 600_000 {
+			t.Errorf("the status is %d bytes", len(data))
+		}
 	}
 }
