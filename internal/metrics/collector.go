@@ -185,6 +185,10 @@ func (c *Collector) updateRuns(ctx context.Context, ch chan<- prometheus.Metric,
 						updating.observe(d.Seconds())
 					}
 				}
+				// A large stage lists some of its clusters and counts them all.
+				if n := stage.ClusterCounts; n != nil {
+					counts = map[string]int{"pending": int(n.NotStarted), "updating": int(n.Updating), "succeeded": int(n.Succeeded), "failed": int(n.Failed)}
+				}
 				for state, n := range counts {
 					gauge(ch, runClusters, float64(n), run.GetNamespace(), run.GetName(), stage.StageName, state)
 				}

@@ -35,6 +35,21 @@ type Clusters struct {
 	Clusters []corev1.ObjectReference `json:"clusters,omitempty"`
 }
 
+// ProfileClusterCounts counts the clusters of a profile's status lists.
+type ProfileClusterCounts struct {
+	// Matching is the number of clusters the profile targets.
+	Matching int32 `json:"matching"`
+
+	// Updating is the number of clusters being updated to the current spec.
+	Updating int32 `json:"updating"`
+
+	// Updated is the number of clusters running the current spec during a rollout.
+	Updated int32 `json:"updated"`
+
+	// Failed is the number of clusters in failedClusters.
+	Failed int32 `json:"failed"`
+}
+
 // FailedCluster is a cluster a profile could not be deployed to.
 type FailedCluster struct {
 	// ClusterRef is the cluster.
@@ -50,9 +65,18 @@ type FailedCluster struct {
 
 // Status reports which clusters a profile matches and how far its rollout has got.
 type Status struct {
-	// MatchingClusterRefs are the clusters the profile currently targets.
+	// MatchingClusterRefs are the clusters the profile currently targets. Past 500 clusters,
+	// only the first 500 (by namespace and name) are listed, and clusterCounts counts them all.
 	// +optional
 	MatchingClusterRefs []corev1.ObjectReference `json:"matchingClusters,omitempty"`
+
+	// ClusterCounts counts the clusters of matchingClusters, updatingClusters, updatedClusters
+	// and failedClusters. It is set only when one of those lists has more clusters than it may
+	// list (500 by default) and lists the first ones only; the ClusterSummaries labelled
+	// projectsveltos.io/cluster-profile-name=<profile> are there for every cluster. A Stagecoach
+	// extension.
+	// +optional
+	ClusterCounts *ProfileClusterCounts `json:"clusterCounts,omitempty"`
 
 	// UpdatingClusters are the clusters being updated to the current spec. With maxUpdate set,
 	// at most that many are listed.

@@ -43,6 +43,14 @@ type PlacementStatus struct {
 	// +optional
 	PerClusterPlacementStatuses []PerClusterPlacementStatus `json:"placementStatuses,omitempty"`
 
+	// ClusterCounts counts the entries of placementStatuses by how far the placement has got on
+	// each cluster. It is set only when there are more entries than placementStatuses may list
+	// (500 by default); placementStatuses then lists the failed clusters first, then those not
+	// scheduled, those not available yet, and the available ones, and the placement's bindings
+	// are there for every cluster. A Stagecoach extension.
+	// +optional
+	ClusterCounts *PlacementClusterCounts `json:"clusterCounts,omitempty"`
+
 	// Conditions are the observed conditions of the placement, such as
 	// ClusterResourcePlacementScheduled and ClusterResourcePlacementAvailable (the
 	// ResourcePlacement... equivalents for a ResourcePlacement). All but the Scheduled condition
@@ -51,6 +59,26 @@ type PlacementStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PlacementClusterCounts counts the clusters of a placement by how far it has got on them.
+type PlacementClusterCounts struct {
+	// Total is the number of entries placementStatuses would have if it listed them all.
+	Total int32 `json:"total"`
+
+	// Available is the number of picked clusters where every resource is available.
+	Available int32 `json:"available"`
+
+	// Failed is the number of picked clusters where the resources failed to apply or are not
+	// available.
+	Failed int32 `json:"failed"`
+
+	// Pending is the number of the other picked clusters: rollout not started, resources not
+	// applied yet, or their availability not known yet.
+	Pending int32 `json:"pending"`
+
+	// NotScheduled is the number of entries for clusters the policy asks for and could not get.
+	NotScheduled int32 `json:"notScheduled"`
 }
 
 // ResourceIdentifier identifies one Kubernetes resource.

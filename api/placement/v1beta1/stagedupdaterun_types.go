@@ -237,6 +237,45 @@ type StageUpdatingStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ClusterCounts counts the stage's clusters by where they stand. It is set only for a stage
+	// with more clusters than clusters may list (100 by default), which keeps the run's status
+	// small: clusters then lists the started clusters only, failed and updating ones first, then
+	// the latest succeeded; notStartedClusters and updatingClusters name the other clusters not
+	// done yet, and the other succeeded clusters are counted here and not named. A Stagecoach
+	// extension.
+	// +optional
+	ClusterCounts *StageClusterCounts `json:"clusterCounts,omitempty"`
+
+	// NotStartedClusters names, in update order, the stage's clusters that have not started
+	// updating, when clusterCounts is set. A Stagecoach extension.
+	// +listType=atomic
+	// +optional
+	NotStartedClusters []string `json:"notStartedClusters,omitempty"`
+
+	// UpdatingClusters names the stage's clusters that are updating and that clusters does not
+	// list, when clusterCounts is set. A Stagecoach extension.
+	// +listType=atomic
+	// +optional
+	UpdatingClusters []string `json:"updatingClusters,omitempty"`
+}
+
+// StageClusterCounts counts the clusters of a stage by where they stand.
+type StageClusterCounts struct {
+	// Total is the number of clusters in the stage, fixed when the run is initialized.
+	Total int32 `json:"total"`
+
+	// NotStarted is the number of clusters that have not started updating.
+	NotStarted int32 `json:"notStarted"`
+
+	// Updating is the number of clusters updating.
+	Updating int32 `json:"updating"`
+
+	// Succeeded is the number of clusters updated.
+	Succeeded int32 `json:"succeeded"`
+
+	// Failed is the number of clusters whose update failed.
+	Failed int32 `json:"failed"`
 }
 
 // ClusterUpdatingStatus is the progress of an update run on one cluster.

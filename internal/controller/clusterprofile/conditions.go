@@ -48,16 +48,17 @@ func (r *Reconciler) invalidSpec(profile *configv1beta1.ClusterProfile, msg stri
 	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
 }
 
-// setReady says how far the rollout of the current spec has got.
-func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed []configv1beta1.FailedCluster) {
+// setReady says how far the rollout of the current spec has got over the total matching
+// clusters; note, when the status lists are cut, says so.
+func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed []configv1beta1.FailedCluster, total int, note string) {
 	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionFalse, reasonValid, "the spec can be rolled out")
-	total := len(profile.Status.MatchingClusterRefs)
 	if wave.Done() && len(failed) == 0 {
 		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, ReasonProvisioned,
-			fmt.Sprintf("every matching cluster (%d) runs the current spec", total))
+			fmt.Sprintf("every matching cluster (%d) runs the current spec", total)+note)
 		return
 	}
-	msg := fmt.Sprintf("%d of %d matching clusters run the current spec", len(wave.Updated), total)
+	// The note comes before the failure, which a long message would cut.
+	msg := fmt.Sprintf("%d of %d matching clusters run the current spec", len(wave.Updated), total) + note
 	if len(failed) > 0 {
 		f := failed[0]
 		msg += fmt.Sprintf("; cluster %s/%s: %s", f.ClusterRef.Namespace, f.ClusterRef.Name, f.FailureMessage)

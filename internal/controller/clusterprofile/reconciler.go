@@ -50,6 +50,9 @@ import (
 type Reconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// MaxListedClusters is how many clusters each list of a profile's status names; zero means
+	// DefaultMaxListedClusters.
+	MaxListedClusters int
 
 	warned patch.Warnings
 }
@@ -94,6 +97,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	// The lists are computed whole, and cut once the pass is over; a list the pass leaves as it
+	// was keeps its count.
+	counts := listedCounts(&profile.Status)
+	defer func() { boundLists(&profile.Status, counts, r.maxListed()) }()
+	counts.Matching = int32(len(matching))
 	profile.Status.MatchingClusterRefs = nil
 	for _, k := range matching {
 		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.ref())
@@ -126,6 +134,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	content := freeze.Encode(frozen)
 	wave := rollout.PlanWave(rolloutTargets(profile, content, matching, unavailable, byCluster), limit)
 	recordWave(&profile.Status, versionHash(profile, content), wave)
+	counts.Updating, counts.Updated = int32(len(profile.Status.UpdatingClusters.Clusters)), int32(len(profile.Status.UpdatedClusters.Clusters))
 	write := map[string]bool{}
 	for _, names := range [][]string{wave.Start, wave.Updating, wave.Updated} {
 		for _, n := range names {
@@ -177,7 +186,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		}
 	}
 	profile.Status.FailedClusters = failed
-	setReady(profile, wave, failed)
+	counts.Failed = int32(len(failed))
+	setReady(profile, wave, failed, len(matching), listingNote(profile, counts, r.maxListed()))
 	r.warned.Clear(profile.UID, ReasonInvalidSpec)
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)

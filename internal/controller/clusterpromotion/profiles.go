@@ -39,6 +39,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
@@ -137,9 +138,15 @@ type stageState struct {
 // provisioned tells whether every cluster the profile matches is reachable and runs its current
 // spec, provisioned and healthy, and otherwise what the stage waits for.
 func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.ClusterProfile) (stageState, error) {
-	// Until the profile's status describes its current spec, matchingClusters may be empty or
-	// stale, and an empty list would pass the stage vacuously.
-	if profile.Status.ObservedGeneration != profile.Generation {
+	// The clusters are found as the profile's controller finds them, whatever their number
+	// (its status lists a few hundred at most). Until that controller has written a status for
+	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
+	// clusters the cache does not show yet would pass vacuously.
+	matching, err := clusterprofile.MatchingClusters(ctx, r, profile)
+	if err != nil {
+		return stageState{}, err
+	}
+	if profile.Status.ObservedGeneration != profile.Generation || clusterprofile.ObservedMatching(&profile.Status) != len(matching) {
 		return stageState{waitingOn: fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name)}, nil
 	}
 	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
@@ -162,7 +169,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
 	st := stageState{done: true, clusters: metrics.NoClusters()}
-	if len(profile.Status.MatchingClusterRefs) == 0 {
+	if len(matching) == 0 {
 		// Done at once, as upstream says; but a selector matching nothing is more often a typo
 		// than a wish, so it is said.
 		st.waitingOn, st.empty = "No cluster matches the stage's clusterSelector: the stage deploys nothing.", true
@@ -173,7 +180,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 			st.done, st.waitingOn, st.blocked = false, msg, blocked
 		}
 	}
-	for _, ref := range profile.Status.MatchingClusterRefs {
+	for _, ref := range matching {
 		cluster := ref.Namespace + "/" + ref.Name
 		if why := unavailable[cluster]; why != "" {
 			// What it runs is unknown until it answers: the stage is not done.
@@ -338,19 +345,33 @@ func availabilityChanged(e event.UpdateEvent) bool {
 	return !ok1 || !ok2 || before.Unavailable() != after.Unavailable()
 }
 
-// promotionsOfCluster finds the promotions with a stage on the cluster.
+// promotionsOfCluster finds the promotions with a stage on the cluster: a profile of theirs
+// picks it, or has a summary there. Each profile is asked about this one cluster, rather than
+// its clusters scanned.
 func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
-	var profiles configv1beta1.ClusterProfileList
-	if err := r.List(ctx, &profiles, client.HasLabels{configv1beta1.PromotionNameLabel}); err != nil {
+	cluster, ok := obj.(*libv1beta1.SveltosCluster)
+	if !ok {
 		return nil
 	}
+	var profiles configv1beta1.ClusterProfileList
+	if err := r.List(ctx, &profiles, client.HasLabels{configv1beta1.PromotionNameLabel}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil
+	}
+	// Without the summaries' index (no summary controller in this manager), selection alone.
+	var summaries configv1beta1.ClusterSummaryList
+	_ = clustersummary.ListOfCluster(ctx, r, &summaries, cluster)
+	deployed := map[string]bool{}
+	for _, cs := range summaries.Items {
+		deployed[cs.Labels[configv1beta1.ClusterProfileNameLabel]] = true
+	}
+	seen := map[string]bool{}
 	var out []reconcile.Request
-	for _, profile := range profiles.Items {
-		for _, ref := range profile.Status.MatchingClusterRefs {
-			if ref.Namespace == obj.GetNamespace() && ref.Name == obj.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: profile.Labels[configv1beta1.PromotionNameLabel]}})
-				break
-			}
+	for i := range profiles.Items {
+		profile := &profiles.Items[i]
+		name := profile.Labels[configv1beta1.PromotionNameLabel]
+		if !seen[name] && (deployed[profile.Name] || clusterprofile.Selects(&profile.Spec, cluster)) {
+			seen[name] = true
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
 		}
 	}
 	return out

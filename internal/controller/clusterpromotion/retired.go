@@ -25,6 +25,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 )
 
 // retiredAnnotation marks the ClusterProfile of a stage the promotion no longer has (it was
@@ -52,10 +53,15 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 			}
 			continue
 		}
+		// Every cluster it matches, not the few its status lists.
+		matching, err := clusterprofile.MatchingClusters(ctx, r, pr)
+		if err != nil {
+			return err
+		}
 		base := pr.DeepCopy()
 		pr.Annotations[retiredAnnotation] = pr.Annotations[configv1beta1.StageNameAnnotation]
 		pr.Spec.ClusterSelector = libv1beta1.Selector{}
-		pr.Spec.ClusterRefs = slices.Clone(pr.Status.MatchingClusterRefs)
+		pr.Spec.ClusterRefs = matching
 		pr.Spec.StopMatchingBehavior = configv1beta1.LeavePolicies
 		if err := r.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
 			return err
@@ -78,7 +84,11 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 		if stage == nil || stage.Status.ObservedGeneration != stage.Generation {
 			continue // which clusters it covers is not known yet
 		}
-		for _, ref := range stage.Status.MatchingClusterRefs {
+		matching, err := clusterprofile.MatchingClusters(ctx, r, stage)
+		if err != nil {
+			return err
+		}
+		for _, ref := range matching {
 			covered[ref.Namespace+"/"+ref.Name] = true
 		}
 	}

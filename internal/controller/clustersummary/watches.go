@@ -49,6 +49,13 @@ func clusterKey(clusterType libv1beta1.ClusterType, namespace, name string) stri
 	return string(clusterType) + "/" + namespace + "/" + name
 }
 
+// ListOfCluster lists, from a cache that has the index this package's reconciler registers,
+// the summaries on a SveltosCluster.
+func ListOfCluster(ctx context.Context, c client.Reader, list *configv1beta1.ClusterSummaryList, cluster *libv1beta1.SveltosCluster) error {
+	return c.List(ctx, list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, cluster.Namespace, cluster.Name)},
+		client.UnsafeDisableDeepCopy)
+}
+
 func clusterOf(obj client.Object) []string {
 	spec := &obj.(*configv1beta1.ClusterSummary).Spec
 	return []string{clusterKey(spec.ClusterType, spec.ClusterNamespace, spec.ClusterName)}

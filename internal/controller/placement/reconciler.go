@@ -53,6 +53,9 @@ type Options struct {
 	Resync time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxListedClusters is how many entries placementStatuses lists; zero means
+	// DefaultMaxListedClusters.
+	MaxListedClusters int
 }
 
 // Reconciler holds what the ClusterResourcePlacement and ResourcePlacement controllers share.
@@ -65,11 +68,12 @@ type Reconciler struct {
 	recorder  events.EventRecorder
 	now       func() time.Time
 	resync    time.Duration
+	maxListed int
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
 func NewReconciler(opts Options) *Reconciler {
-	r := &Reconciler{now: opts.Now, resync: opts.Resync}
+	r := &Reconciler{now: opts.Now, resync: opts.Resync, maxListed: opts.MaxListedClusters}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -42,13 +42,23 @@ func (r *kindReconciler) setStatus(ps *pass) {
 
 	var statuses []placementv1beta1.PerClusterPlacementStatus
 	indices := map[string]bool{}
+	previous := previousClusterStatuses(p)
 	for _, b := range picked {
-		st := r.clusterStatus(ps, b, external)
+		st := r.clusterStatus(ps, b, external, previous[b.BindingSpec().TargetCluster])
 		indices[st.ObservedResourceIndex] = true
 		statuses = append(statuses, st)
 	}
 	statuses = append(statuses, unfilledStatuses(ps, metav1.NewTime(r.now()))...)
-	p.PlacementStatus().PerClusterPlacementStatuses = statuses
+	// The conditions are computed over every cluster; the list may name only some of them.
+	listed, counts := boundStatuses(statuses, r.maxListedClusters())
+	p.PlacementStatus().PerClusterPlacementStatuses, p.PlacementStatus().ClusterCounts = listed, counts
+	note := ""
+	if counts != nil {
+		note = r.listingNote(p, len(statuses))
+	}
+	setConditionFrom := func(p placementv1beta1.PlacementObj, c metav1.Condition) {
+		setCondition(p, c.Type, c.Status, c.Reason, c.Message+note)
+	}
 
 	// RolloutStarted and what follows describe one resource index. A rolling update reports on
 	// the newest; with update runs the clusters may run different ones, and then there is none to
@@ -117,10 +127,6 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	}
 }
 
-func setConditionFrom(p placementv1beta1.PlacementObj, c metav1.Condition) {
-	setCondition(p, c.Type, c.Status, c.Reason, c.Message)
-}
-
 // outcomeText words an aggregated condition.
 type outcomeText struct {
 	trueReason, falseReason, otherReason string
@@ -184,14 +190,14 @@ func externalRolloutMessage(ps *pass, indices map[string]bool) string {
 
 // clusterStatus is the status of the placement on one picked cluster: Scheduled, then the
 // binding's conditions in order, up to the first that is not True.
-func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, external bool) placementv1beta1.PerClusterPlacementStatus {
+func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, external bool, previous []metav1.Condition) placementv1beta1.PerClusterPlacementStatus {
 	gen := ps.p.GetGeneration()
 	st := placementv1beta1.PerClusterPlacementStatus{ClusterName: b.BindingSpec().TargetCluster}
 	if idx, ok := snapshotIndex(ps.snapshots, ps.p.GetName(), b.BindingSpec().ResourceSnapshotName); ok && b.BindingSpec().State == placementv1beta1.BindingStateBound {
 		st.ObservedResourceIndex = strconv.Itoa(idx)
 	}
 	old := map[string]metav1.Condition{}
-	for _, c := range previousClusterStatus(ps.p, b.BindingSpec().TargetCluster) {
+	for _, c := range previous {
 		old[c.Type] = c
 	}
 	add := func(c metav1.Condition) bool {
@@ -258,13 +264,17 @@ func bindingCondition(b placementv1beta1.BindingObj, condType string, forSnapsho
 	return &out
 }
 
-func previousClusterStatus(p placementv1beta1.PlacementObj, cluster string) []metav1.Condition {
+// previousClusterStatuses are the conditions of each cluster the status lists, by cluster: a
+// cluster keeps the transition times of conditions that did not change. One that was not
+// listed gets the time it is listed at.
+func previousClusterStatuses(p placementv1beta1.PlacementObj) map[string][]metav1.Condition {
+	out := map[string][]metav1.Condition{}
 	for _, s := range p.PlacementStatus().PerClusterPlacementStatuses {
-		if s.ClusterName == cluster {
-			return s.Conditions
+		if _, dup := out[s.ClusterName]; !dup {
+			out[s.ClusterName] = s.Conditions
 		}
 	}
-	return nil
+	return out
 }
 
 // unfilledStatuses are entries for the clusters a PickN or PickFixed policy asks for but could

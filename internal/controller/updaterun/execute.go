@@ -19,6 +19,7 @@ package updaterun
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
 	st := &ru.status.StagesStatus[i]
 	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
-	if len(st.Clusters) == 0 {
+	if stageSize(st) == 0 {
 		// An empty stage is skipped with its tasks: there is nothing to wait or approve for.
 		st.StartTime, st.EndTime = &ru.now, &ru.now
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingSkippedNoClustersReason, "the stage has no clusters")
@@ -108,7 +109,7 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 // marks those whose binding is available with the snapshot. It reports whether all are updated.
 func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
 	bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
-	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, len(st.Clusters))
+	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, stageSize(st))
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
@@ -118,7 +119,6 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 	}
 	wave := rollout.PlanWave(targets, limit)
 	for _, name := range wave.Start {
-		c := clusterStatus(st, name)
 		b, ok := bindings[name]
 		if !ok {
 			return false, abort(fmt.Sprintf("cluster %s of stage %s has no binding to %s any more", name, st.StageName, ru.spec.PlacementName))
@@ -126,7 +126,9 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 		if err := r.bind(ctx, ru, b, snapshot); err != nil {
 			return false, err
 		}
-		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+		if c := startCluster(st, name, ru.maxListed); c != nil {
+			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+		}
 		if st.StartTime == nil {
 			st.StartTime = &ru.now
 		}
@@ -137,10 +139,10 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 }
 
 // checkClusters marks the started clusters whose binding is available with the snapshot as
-// succeeded, and returns every cluster's state for the wave planner. A started cluster whose
-// binding another run has taken over ends the run.
+// succeeded, and returns the state of every cluster not counted as succeeded, in update order,
+// for the wave planner. A started cluster whose binding another run has taken over ends the run.
 func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) ([]rollout.Target, error) {
-	targets := make([]rollout.Target, 0, len(st.Clusters))
+	targets := make([]rollout.Target, 0, len(st.Clusters)+len(st.UpdatingClusters)+len(st.NotStartedClusters))
 	for j := range st.Clusters {
 		c := &st.Clusters[j]
 		t := rollout.Target{Name: c.ClusterName}
@@ -149,32 +151,65 @@ func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1
 			t.State = rollout.Updated
 		case clusterStarted(c):
 			t.State = rollout.Updating
-			b, ok := bindings[c.ClusterName]
-			if !isBoundTo(b, ok, snapshot) {
-				// The cache may not have the binding this run patched yet while it already has the
-				// run's status saying so (two watches, no order between them): only the API
-				// server can tell a lagging cache from another run's write.
-				live, err := r.liveBinding(ctx, b, ok)
-				if err != nil {
-					return nil, err
-				}
-				b, ok = live, live != nil
+			done, err := r.checkStarted(ctx, ru, st, c.ClusterName, func() *placementv1beta1.ClusterUpdatingStatus { return c }, bindings, snapshot)
+			if err != nil {
+				return nil, err
 			}
-			if !isBoundTo(b, ok, snapshot) {
-				msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
-					c.ClusterName, ru.spec.PlacementName)
-				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
-				ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
-				return nil, abort(msg)
-			}
-			if available(b, snapshot) {
+			if done {
 				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
 				t.State = rollout.Updated
 			}
 		}
 		targets = append(targets, t)
 	}
+	// A bounded stage's clusters that are updating without being listed: once succeeded, they
+	// are counted and no longer named.
+	var updating []string
+	for _, name := range st.UpdatingClusters {
+		done, err := r.checkStarted(ctx, ru, st, name, func() *placementv1beta1.ClusterUpdatingStatus {
+			c := listUpdating(st, name)
+			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+			return c
+		}, bindings, snapshot)
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			updating = append(updating, name)
+			targets = append(targets, rollout.Target{Name: name, State: rollout.Updating})
+		}
+	}
+	st.UpdatingClusters = updating
+	for _, name := range st.NotStartedClusters {
+		targets = append(targets, rollout.Target{Name: name})
+	}
 	return targets, nil
+}
+
+// checkStarted reports whether a started cluster's binding is available with the snapshot. A
+// binding that another run has taken over fails the cluster (entry gives its status entry), the
+// stage and the run.
+func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
+	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
+	b, ok := bindings[name]
+	if !isBoundTo(b, ok, snapshot) {
+		// The cache may not have the binding this run patched yet while it already has the
+		// run's status saying so (two watches, no order between them): only the API
+		// server can tell a lagging cache from another run's write.
+		live, err := r.liveBinding(ctx, b, ok)
+		if err != nil {
+			return false, err
+		}
+		b, ok = live, live != nil
+	}
+	if !isBoundTo(b, ok, snapshot) {
+		msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
+			name, ru.spec.PlacementName)
+		ru.setCluster(entry(), placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
+		ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
+		return false, abort(msg)
+	}
+	return available(b, snapshot), nil
 }
 
 func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {
@@ -327,7 +362,11 @@ func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta
 		}
 	}
 	if len(inFlight) > 0 {
-		msg := "stopping: waiting for " + strings.Join(inFlight, ", ") + " to finish updating"
+		names := strings.Join(inFlight, ", ")
+		if st.ClusterCounts != nil {
+			names = someNames(inFlight, maxNamed)
+		}
+		msg := "stopping: waiting for " + names + " to finish updating"
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionUnknown, placementv1beta1.StageUpdatingStoppingReason, msg)
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionUnknown, placementv1beta1.UpdateRunStoppingReason, msg)
 		return stageResult{requeue: r.recheck()}, nil
@@ -356,24 +395,49 @@ func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[
 		st.StartTime = &ru.now
 	}
 	ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionTrue, placementv1beta1.StageUpdatingStartedReason, "")
+	// Every cluster starts at once; a bounded stage lists as many as it may.
+	for _, name := range slices.Clone(st.NotStartedClusters) {
+		startCluster(st, name, ru.maxListed)
+	}
 	remaining := 0
-	for j := range st.Clusters {
-		c := &st.Clusters[j]
-		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
-		b, ok := bindings[c.ClusterName]
-		// A cluster picked again since the run started keeps its binding.
+	// gone: the cluster's binding is deleted (or the cluster was picked again since the run
+	// started, and keeps its binding); otherwise its deletion is asked for.
+	gone := func(name string) (bool, error) {
+		b, ok := bindings[name]
 		if !ok || b.BindingSpec().State != placementv1beta1.BindingStateUnscheduled {
-			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
-			continue
+			return true, nil
 		}
 		remaining++
 		if !b.GetDeletionTimestamp().IsZero() {
-			continue
+			return false, nil
 		}
 		if err := r.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
 			return false, err
 		}
+		return false, nil
 	}
+	for j := range st.Clusters {
+		c := &st.Clusters[j]
+		ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
+		done, err := gone(c.ClusterName)
+		if err != nil {
+			return false, err
+		}
+		if done {
+			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
+		}
+	}
+	var deleting []string
+	for _, name := range st.UpdatingClusters {
+		done, err := gone(name)
+		if err != nil {
+			return false, err
+		}
+		if !done {
+			deleting = append(deleting, name)
+		}
+	}
+	st.UpdatingClusters = deleting
 	if remaining > 0 {
 		return false, nil
 	}

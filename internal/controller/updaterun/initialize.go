@@ -108,18 +108,12 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	ru.status.StagesStatus = nil
 	for i, plan := range plans {
 		cfg := strategy.Stages[i]
-		st := placementv1beta1.StageUpdatingStatus{StageName: plan.Name, Clusters: []placementv1beta1.ClusterUpdatingStatus{}}
-		for _, c := range plan.Clusters {
-			st.Clusters = append(st.Clusters, placementv1beta1.ClusterUpdatingStatus{ClusterName: c})
-		}
+		st := newStage(plan.Name, plan.Clusters, ru.maxListed)
 		st.BeforeStageTaskStatus = tasks(cfg.BeforeStageTasks, placementv1beta1.BeforeStageApprovalTaskNameFmt, ru.GetName(), plan.Name)
 		st.AfterStageTaskStatus = tasks(cfg.AfterStageTasks, placementv1beta1.AfterStageApprovalTaskNameFmt, ru.GetName(), plan.Name)
 		ru.status.StagesStatus = append(ru.status.StagesStatus, st)
 	}
-	deletion := placementv1beta1.StageUpdatingStatus{StageName: placementv1beta1.UpdateRunDeleteStageName, Clusters: []placementv1beta1.ClusterUpdatingStatus{}}
-	for _, c := range unscheduled {
-		deletion.Clusters = append(deletion.Clusters, placementv1beta1.ClusterUpdatingStatus{ClusterName: c})
-	}
+	deletion := newStage(placementv1beta1.UpdateRunDeleteStageName, unscheduled, ru.maxListed)
 	ru.status.DeletionStageStatus = &deletion
 	return nil
 }

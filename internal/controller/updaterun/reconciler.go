@@ -24,6 +24,7 @@ package updaterun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -52,6 +53,9 @@ type Reconciler struct {
 	// arrives first; zero means 15 seconds.
 	RecheckInterval time.Duration
 
+	// MaxListedClusters is how many clusters a stage lists with their conditions; zero means
+	// DefaultMaxListedClusters.
+	MaxListedClusters int
 	// reader reads around the cache: see liveBinding.
 	reader client.Reader
 }
@@ -77,6 +81,8 @@ type run struct {
 	status *placementv1beta1.UpdateRunStatus
 	inputs inputs
 	now    metav1.Time
+	// maxListed is how many clusters a stage lists with their conditions.
+	maxListed int
 }
 
 // abortError is a failure that no retry can fix: the run stops for good and says why.
@@ -112,10 +118,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	defer sw.Write(ctx, &result, &retErr)
 	ru := &run{UpdateRunObj: obj, spec: obj.UpdateRunSpec(), status: obj.UpdateRunStatus(), now: metav1.NewTime(r.now()),
-		inputs: inputs{Client: r.Client, family: r.Family, namespace: obj.GetNamespace()}}
+		inputs: inputs{Client: r.Client, family: r.Family, namespace: obj.GetNamespace()}, maxListed: r.maxListed()}
 	ru.refreshGenerations()
 
 	res, err := r.reconcileRun(ctx, ru)
+	ru.countStages()
 	if msg, ok := isAbort(err); ok {
 		r.fail(ru, msg)
 		return ctrl.Result{}, nil
@@ -141,6 +148,10 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 			return ctrl.Result{}, err
 		}
 		msg := r.Family.UpdateRunKind() + " initialized successfully"
+		if ru.bounded() {
+			msg += fmt.Sprintf("; a stage of more than %d clusters lists only its started clusters in clusters, "+
+				"up to %d, and counts them all in clusterCounts", ru.maxListed, ru.maxListed)
+		}
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionTrue,
 			placementv1beta1.UpdateRunInitializeSucceededReason, msg)
 		r.event(ru, "Normal", placementv1beta1.UpdateRunInitializeSucceededReason, msg)

@@ -17,6 +17,8 @@ limitations under the License.
 package updaterun
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -36,6 +38,9 @@ func (ru *run) setCondition(t placementv1beta1.StagedUpdateRunConditionType, s m
 }
 
 func (ru *run) setStage(st *placementv1beta1.StageUpdatingStatus, t placementv1beta1.StageUpdatingConditionType, s metav1.ConditionStatus, reason, msg string) {
+	if note := ru.listingNote(st); note != "" {
+		msg = strings.TrimPrefix(msg+"; "+note, "; ")
+	}
 	ru.condition(&st.Conditions, string(t), s, reason, msg)
 }
 
@@ -55,6 +60,10 @@ func stageSucceeded(st *placementv1beta1.StageUpdatingStatus) bool {
 
 func clusterStarted(c *placementv1beta1.ClusterUpdatingStatus) bool {
 	return isTrue(c.Conditions, string(placementv1beta1.ClusterUpdatingConditionStarted))
+}
+
+func clusterFailed(c *placementv1beta1.ClusterUpdatingStatus) bool {
+	return meta.IsStatusConditionFalse(c.Conditions, string(placementv1beta1.ClusterUpdatingConditionSucceeded))
 }
 
 func clusterSucceeded(c *placementv1beta1.ClusterUpdatingStatus) bool {
