@@ -28,7 +28,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -126,7 +125,13 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 // accepts the credentials. Errors are as for Get; an unreachable or refusing server is a
 // *ClusterError with ReasonUnreachable and a message such as
 // "cannot reach https://10.0.0.1:6443: connection refused".
-func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration) (string, error) {
+//
+// With release, the connection is closed once the probe is answered, rather than kept for the
+// next request: a large fleet is probed minutes apart (ProbeOptions.Interval), and a TLS session
+// with its buffers and HTTP/2 connection held open for every cluster in between would cost more
+// memory than everything else the controller keeps per cluster. Requests already in flight on
+// it finish; deploys open a new one when they need it.
+func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration, release bool) (string, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent)
@@ -143,36 +148,12 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 	if err != nil {
 		return "", err
 	}
-	return probeVersion(ctx, probe, ref, host, timeout)
+	return probeVersion(ctx, probe, ref, host, timeout, release)
 }
 
-// KeepIdleFor is how far apart a cluster's probes may be for its connections to stay open in
-// between; see Idle.
+// KeepIdleFor is how far apart a cluster's probes may be for its connection to stay open in
+// between; see Probe.
 const KeepIdleFor = 30 * time.Second
-
-// Idle tells the Cache that the cluster will not be probed again for next. When that is longer
-// than KeepIdleFor, its connections that carry no request now are closed: a large fleet is
-// probed minutes apart (ProbeOptions.Interval), and a TLS session with its buffers and HTTP/2
-// connection held open for every cluster in between would cost more memory than everything
-// else the controller keeps per cluster. Deploys open a connection again when they need one.
-func (c *Cache) Idle(ref ClusterRef, next time.Duration) {
-	if next <= KeepIdleFor {
-		return
-	}
-	c.mu.Lock()
-	conn := c.connections[ref]
-	c.mu.Unlock()
-	if conn == nil {
-		return
-	}
-	conn.mu.Lock()
-	probe := conn.probe
-	conn.mu.Unlock()
-	if probe != nil {
-		// The transport is shared with the cluster's Remote, whose idle connections go too.
-		utilnet.CloseIdleConnectionsFor(probe.Client.Transport)
-	}
-}
 
 // Forget drops what the Cache keeps for the cluster, typically once it is unregistered. Remotes
 // already handed out keep working.

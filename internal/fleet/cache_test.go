@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,7 +322,7 @@ func TestProbe(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme.New()).
 				WithObjects(sveltosCluster("ns", "c"), kubeconfigSecret("ns", "c-sveltos-kubeconfig", tc.kubeconfig)).Build()
 			cache := NewCache(c, CacheOptions{})
-			version, err := cache.Probe(ctx, ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}, 500*time.Millisecond)
+			version, err := cache.Probe(ctx, ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}, 500*time.Millisecond, false)
 			checkErr(t, err, tc.wantErr)
 			if version != tc.wantVersion {
 				t.Errorf("version %q, want %q", version, tc.wantVersion)
@@ -337,7 +338,7 @@ func TestProbe(t *testing.T) {
 		WithObjects(sveltosCluster("ns", "c"), kubeconfigSecret("ns", "c-sveltos-kubeconfig", testKubeconfig(t, silent.URL, caOf(silent), nil))).Build()
 	cancelled, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	_, err := NewCache(c, CacheOptions{}).Probe(cancelled, ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}, time.Minute)
+	_, err := NewCache(c, CacheOptions{}).Probe(cancelled, ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}, time.Minute, false)
 	if _, ok := AsClusterError(err); ok || err == nil {
 		t.Errorf("cancelled probe: %v, want the context's error", err)
 	}
@@ -355,12 +356,12 @@ func TestProbeDropsIdleRemotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = cache.Probe(ctx, ref, time.Second)
+	_, _ = cache.Probe(ctx, ref, time.Second, false)
 	if again, _ := cache.Get(ctx, ref); again != remote {
 		t.Error("a Remote in use was dropped")
 	}
 	cache.connection(ref).remoteUsed = time.Now().Add(-2 * time.Hour)
-	_, _ = cache.Probe(ctx, ref, time.Second)
+	_, _ = cache.Probe(ctx, ref, time.Second, false)
 	if cache.connection(ref).remote != nil {
 		t.Error("an idle Remote was kept")
 	}
@@ -427,5 +428,52 @@ func TestProbeIntervalStretchesWithTheFleet(t *testing.T) {
 		if got := opts.Interval(tc.clusters, tc.lastFailed); got != tc.want {
 			t.Errorf("%d clusters, last probe failed %v: every %v, want %v", tc.clusters, tc.lastFailed, got, tc.want)
 		}
+	}
+}
+
+// TestProbeRelease: a probe made with release leaves no connection open, over HTTP/2 as over
+// HTTP/1; one without keeps its connection for the next request.
+func TestProbeRelease(t *testing.T) {
+	for _, h2 := range []bool{true, false} {
+		t.Run(fmt.Sprintf("http2=%v", h2), func(t *testing.T) {
+			var open atomic.Int32
+			server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				_, _ = w.Write([]byte(`{"major":"1","minor":"36","gitVersion":"v1.36.3"}`))
+			}))
+			server.EnableHTTP2 = h2
+			server.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				switch s {
+				case http.StateNew:
+					open.Add(1)
+				case http.StateClosed, http.StateHijacked:
+					open.Add(-1)
+				}
+			}
+			server.StartTLS()
+			defer server.Close()
+			ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
+			c := fake.NewClientBuilder().WithScheme(scheme.New()).
+				WithObjects(sveltosCluster("ns", "c"), kubeconfigSecret("ns", "c-sveltos-kubeconfig", testKubeconfig(t, server.URL, ca, nil))).Build()
+			cache := NewCache(c, CacheOptions{})
+			ref := ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}
+			openConnections := func(want int32) {
+				t.Helper()
+				deadline := time.Now().Add(5 * time.Second)
+				for open.Load() != want && time.Now().Before(deadline) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if n := open.Load(); n != want {
+					t.Fatalf("%d connections open, want %d", n, want)
+				}
+			}
+			if _, err := cache.Probe(t.Context(), ref, 5*time.Second, false); err != nil {
+				t.Fatal(err)
+			}
+			openConnections(1)
+			if _, err := cache.Probe(t.Context(), ref, 5*time.Second, true); err != nil {
+				t.Fatal(err)
+			}
+			openConnections(0)
+		})
 	}
 }

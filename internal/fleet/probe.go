@@ -48,10 +48,15 @@ func newProbeClient(cfg *rest.Config) (*rest.RESTClient, error) {
 // probeVersion asks the API server for /version. Any answer but a version is a *ClusterError
 // saying why; a ctx cancelled by the caller is returned as it is, since it says nothing about the
 // cluster.
-func probeVersion(ctx context.Context, rc *rest.RESTClient, ref ClusterRef, host string, timeout time.Duration) (string, error) {
+func probeVersion(ctx context.Context, rc *rest.RESTClient, ref ClusterRef, host string, timeout time.Duration, release bool) (string, error) {
 	probeCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	body, err := rc.Get().AbsPath("/version").Do(probeCtx).Raw()
+	req := rc.Get().AbsPath("/version")
+	if release {
+		// HTTP/1 closes the connection after the answer; HTTP/2 once its last stream is done.
+		req = req.SetHeader("Connection", "close")
+	}
+	body, err := req.Do(probeCtx).Raw()
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}

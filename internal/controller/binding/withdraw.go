@@ -148,7 +148,7 @@ func (r *kindReconciler) explain(ctx context.Context, cluster string, err error)
 // why it cannot be used: an unreachable cluster fails every request, and the probe says so
 // better than whichever request failed first.
 func (r *kindReconciler) unreachable(ctx context.Context, cluster string) (string, bool) {
-	_, err := r.Clusters.Probe(ctx, memberRef(cluster), probeTimeout)
+	_, err := r.Clusters.Probe(ctx, memberRef(cluster), probeTimeout, false)
 	if ce, ok := fleet.AsClusterError(err); ok {
 		return ce.Message, true
 	}

@@ -139,7 +139,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 	}()
 
-	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout)
+	// A cluster probed minutes apart keeps no connection open in between.
+	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout, r.probeInterval(cluster, false) > fleet.KeepIdleFor)
 	clusterErr, ok := fleet.AsClusterError(err)
 	if err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
@@ -150,9 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
 	}
 	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
-	next := wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)
-	r.fleet.Idle(ref, next)
-	return ctrl.Result{RequeueAfter: next}, nil
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)}, nil
 }
 
 // probeInterval is how often a member is probed: as fleet.ProbeOptions.Interval says, or more

@@ -124,7 +124,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}()
 
 	wasReady := cluster.Status.Ready
-	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout)
+	// A cluster probed minutes apart keeps no connection open in between.
+	release := r.opts.Interval(r.fleet.Len(fleet.KindSveltosCluster), false) > fleet.KeepIdleFor
+	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout, release)
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
 		// about the managed cluster.
@@ -151,7 +153,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
 	}
-	r.fleet.Idle(ref, requeue)
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
