@@ -115,7 +115,6 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	opts.controllers.Shard = shard.Key(opts.shardKey)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
-		Cache:                   controller.CacheOptions(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:  opts.probeAddr,
 		PprofBindAddress:        opts.pprofAddr,

@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
@@ -72,13 +71,6 @@ type Options struct {
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
-}
-
-// CacheOptions are the manager cache's settings for Stagecoach's reconcilers: objects are
-// cached without their managedFields, which no reconciler reads and which are a large part of
-// each ClusterSummary, binding and snapshot a fleet of thousands keeps in memory.
-func CacheOptions() cache.Options {
-	return cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 }
 
 // Setup registers every reconciler with mgr. They share one cluster cache and one chart cache.

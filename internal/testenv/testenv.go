@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -130,9 +129,6 @@ func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(),
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
 		NewCache:               newSecretGuardedCache,
-		// As controller.CacheOptions (which this package cannot import: the controllers' tests
-		// import it).
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 	})
 	if err == nil {
 		err = setup(mgr)
@@ -176,7 +172,6 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error, tweaks ...func(*
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
-		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		// Each test runs its own manager with the same controllers.
 		Controller:  config.Controller{SkipNameValidation: ptr.To(true)},
 		BaseContext: func() context.Context { return log.IntoContext(ctx, logger) },

@@ -78,7 +78,6 @@ func runController(kubeconfig string) error {
 	ctrl.SetLogger(logger)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
-		Cache:                  controller.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,

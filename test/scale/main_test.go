@@ -89,7 +89,6 @@ func runShard(kubeconfig string, key shard.Key) error {
 	ctrl.SetLogger(logger)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme.New(),
-		Cache:                         controller.CacheOptions(),
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:        "0",
 		Logger:                        logger,
