@@ -51,7 +51,8 @@ type CacheOptions struct {
 // cluster never waits for another, and no managed cluster is called while holding a lock.
 //
 // What is kept per cluster is small: the rest.Config, a bare REST client for probes and, only
-// while deployers use it, a Remote. There are no informers on managed clusters.
+// while deployers use it, a Remote; a cluster of a large fleet, probed minutes apart, keeps
+// none of them between its probes. There are no informers on managed clusters.
 //
 // The Cache reads SveltosClusters, MemberClusters and Secrets through the client.Reader it was
 // built with; given the manager's cached client, that costs no request to the management cluster.
@@ -61,8 +62,6 @@ type Cache struct {
 
 	mu          sync.Mutex
 	connections map[ClusterRef]*connection
-	// counts is the number of connections of each cluster kind.
-	counts map[string]int
 }
 
 // connection is what the Cache keeps for one cluster. mu serialises building and rebuilding it.
@@ -92,7 +91,7 @@ func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 	if opts.RemoteIdleTimeout <= 0 {
 		opts.RemoteIdleTimeout = 15 * time.Minute
 	}
-	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}, counts: map[string]int{}}
+	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
 }
 
 // Get returns the cluster's Remote, building it if needed. Every call rereads the registration
@@ -144,6 +143,12 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 	if conn.remote != nil && time.Since(conn.remoteUsed) > c.opts.RemoteIdleTimeout {
 		conn.remote = nil
 	}
+	// Between probes minutes apart, a cluster no deployer uses keeps nothing: its next probe
+	// parses the kubeconfig again, which costs far less than holding thousands of parsed
+	// certificates and TLS configurations for clients idle almost all the time.
+	if release && conn.remote == nil {
+		conn.reset()
+	}
 	conn.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -160,17 +165,7 @@ const KeepIdleFor = 30 * time.Second
 func (c *Cache) Forget(ref ClusterRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.connections[ref]; ok {
-		delete(c.connections, ref)
-		c.counts[ref.Kind]--
-	}
-}
-
-// Len is the number of clusters of kind the Cache knows: those asked about and not forgotten.
-func (c *Cache) Len(kind string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.counts[kind]
+	delete(c.connections, ref)
 }
 
 func (c *Cache) connection(ref ClusterRef) *connection {
@@ -180,7 +175,6 @@ func (c *Cache) connection(ref ClusterRef) *connection {
 	if !ok {
 		conn = &connection{}
 		c.connections[ref] = conn
-		c.counts[ref.Kind]++
 	}
 	return conn
 }

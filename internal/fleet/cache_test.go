@@ -432,7 +432,8 @@ func TestProbeIntervalStretchesWithTheFleet(t *testing.T) {
 }
 
 // TestProbeRelease: a probe made with release leaves no connection open, over HTTP/2 as over
-// HTTP/1; one without keeps its connection for the next request.
+// HTTP/1, and keeps nothing for the cluster unless a deployer uses it; one without keeps its
+// connection for the next request.
 func TestProbeRelease(t *testing.T) {
 	for _, h2 := range []bool{true, false} {
 		t.Run(fmt.Sprintf("http2=%v", h2), func(t *testing.T) {
@@ -474,6 +475,24 @@ func TestProbeRelease(t *testing.T) {
 				t.Fatal(err)
 			}
 			openConnections(0)
+			if conn := cache.connection(ref); conn.config != nil || conn.probe != nil {
+				t.Fatal("a released probe left the cluster's parsed kubeconfig and client behind")
+			}
+			if _, err := cache.Probe(t.Context(), ref, 5*time.Second, true); err != nil {
+				t.Fatalf("probing again after a release: %v", err)
+			}
+
+			// A cluster being deployed to keeps its clients across released probes.
+			remote, err := cache.Get(t.Context(), ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cache.Probe(t.Context(), ref, 5*time.Second, true); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := cache.Get(t.Context(), ref); err != nil || again != remote {
+				t.Fatalf("a released probe dropped the Remote in use (err %v)", err)
+			}
 		})
 	}
 }

@@ -70,7 +70,7 @@ func newClient(ctx context.Context, informers cache.Informers, cached client.Cli
 }
 
 // Get reads a Secret's metadata from the cache and returns the content read last for the same
-// version, or reads it now.
+// version, or reads it now. The Secret comes without its managedFields.
 func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	secret, ok := obj.(*corev1.Secret)
 	if !ok {
@@ -98,7 +98,9 @@ func (c *Client) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 		return err
 	}
 	// The cache may lag behind the API server: keep what was read, whichever version it is; a
-	// later read whose metadata names another version reads again.
+	// later read whose metadata names another version reads again. Nobody here applies Secrets
+	// from what they read, so their field managers need not be held for every cluster.
+	fresh.ManagedFields = nil
 	c.mu.Lock()
 	c.content[key] = fresh.DeepCopy()
 	c.mu.Unlock()

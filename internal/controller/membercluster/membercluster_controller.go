@@ -61,6 +61,7 @@ type Reconciler struct {
 	Shard shard.Key
 
 	fleet    *fleet.Cache
+	census   *shard.Census
 	client   client.Client
 	recorder recorder.EventRecorder
 	opts     Options
@@ -90,6 +91,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {
 		return fmt.Errorf("indexing MemberClusters by kubeconfig Secret: %w", err)
+	}
+	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &clusterv1beta1.MemberCluster{}, r.Shard); err != nil {
+		return fmt.Errorf("counting MemberClusters: %w", err)
 	}
 	// The kubeconfig Secret is named by an annotation, which changes no generation.
 	specOrAnnotations := predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})
@@ -158,7 +162,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // often if its heartbeatPeriodSeconds asks for it. Kubefleet's member agents report that often;
 // Stagecoach, which has no agent, looks at least that often instead.
 func (r *Reconciler) probeInterval(c *clusterv1beta1.MemberCluster, lastFailed bool) time.Duration {
-	interval := r.opts.Interval(r.fleet.Len(fleet.KindMemberCluster), lastFailed)
+	interval := r.opts.Interval(r.census.Len(), lastFailed)
 	if hb := time.Duration(c.Spec.HeartbeatPeriodSeconds) * time.Second; hb > 0 && hb < interval {
 		return hb
 	}

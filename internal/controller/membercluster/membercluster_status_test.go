@@ -29,6 +29,7 @@ import (
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
 func TestObserve(t *testing.T) {
@@ -117,7 +118,7 @@ func TestClustersOfSecret(t *testing.T) {
 }
 
 func TestProbeInterval(t *testing.T) {
-	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}.WithDefaults(), fleet: fleet.NewCache(nil, fleet.CacheOptions{})}
+	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}.WithDefaults(), census: &shard.Census{}}
 	for hb, want := range map[int32]time.Duration{0: 10 * time.Second, 3: 3 * time.Second, 60: 10 * time.Second} {
 		c := &clusterv1beta1.MemberCluster{Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: hb}}
 		if got := r.probeInterval(c, false); got != want {

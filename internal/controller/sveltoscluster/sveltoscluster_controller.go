@@ -60,6 +60,7 @@ type Reconciler struct {
 	Shard shard.Key
 
 	fleet    *fleet.Cache
+	census   *shard.Census
 	client   client.Client
 	recorder recorder.EventRecorder
 	opts     Options
@@ -83,6 +84,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {
 		return fmt.Errorf("indexing SveltosClusters by kubeconfig Secret: %w", err)
+	}
+	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &libv1beta1.SveltosCluster{}, r.Shard); err != nil {
+		return fmt.Errorf("counting SveltosClusters: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("sveltoscluster").
@@ -125,7 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 
 	wasReady := cluster.Status.Ready
 	// A cluster probed minutes apart keeps no connection open in between.
-	release := r.opts.Interval(r.fleet.Len(fleet.KindSveltosCluster), false) > fleet.KeepIdleFor
+	release := r.opts.Interval(r.census.Len(), false) > fleet.KeepIdleFor
 	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout, release)
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
@@ -149,7 +153,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		cluster.Status.FailureMessage = &problem
 	}
 	r.warn(cluster, ReasonInvalidActiveWindow, problem)
-	requeue := wait.Jitter(r.opts.Interval(r.fleet.Len(fleet.KindSveltosCluster), outcome != nil), 0.1)
+	requeue := wait.Jitter(r.opts.Interval(r.census.Len(), outcome != nil), 0.1)
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
 	}
