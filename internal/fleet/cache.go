@@ -125,11 +125,11 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 // *ClusterError with ReasonUnreachable and a message such as
 // "cannot reach https://10.0.0.1:6443: connection refused".
 //
-// With release, the connection is closed once the probe is answered, rather than kept for the
-// next request: a large fleet is probed minutes apart (ProbeOptions.Interval), and a TLS session
-// with its buffers and HTTP/2 connection held open for every cluster in between would cost more
-// memory than everything else the controller keeps per cluster. Requests already in flight on
-// it finish; deploys open a new one when they need it.
+// Probes have HTTP/1.1 connections of their own, apart from deployers'. With release, the
+// probe's connection is closed once it is answered, rather than kept for the next probe: a large
+// fleet is probed minutes apart (ProbeOptions.Interval), and a TLS session with its buffers held
+// open for every cluster in between would cost more memory than everything else the controller
+// keeps per cluster.
 func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration, release bool) (string, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()

@@ -431,8 +431,8 @@ func TestProbeIntervalStretchesWithTheFleet(t *testing.T) {
 	}
 }
 
-// TestProbeRelease: a probe made with release leaves no connection open, over HTTP/2 as over
-// HTTP/1, and keeps nothing for the cluster unless a deployer uses it; one without keeps its
+// TestProbeRelease: a probe made with release leaves no connection open, to a server that
+// offers HTTP/2 as to one that does not, and keeps nothing for the cluster unless a deployer uses it; one without keeps its
 // connection for the next request.
 func TestProbeRelease(t *testing.T) {
 	for _, h2 := range []bool{true, false} {

@@ -42,6 +42,10 @@ func newProbeClient(cfg *rest.Config) (*rest.RESTClient, error) {
 	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	// One request per probe interval needs no client-side rate limiter.
 	cfg.QPS = -1
+	// HTTP/1.1: a released probe's connection is then gone with the answer. An HTTP/2 client
+	// connection closed after its last stream stays in memory until its idle timer fires
+	// (90 s), which for a fleet probed a hundred times a second is thousands of them.
+	cfg.NextProtos = []string{"http/1.1"}
 	return rest.UnversionedRESTClientFor(cfg)
 }
 
