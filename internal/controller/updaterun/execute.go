@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -119,12 +120,29 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 	}
 	wave := rollout.PlanWave(targets, limit)
 	for _, name := range wave.Start {
-		b, ok := bindings[name]
-		if !ok {
+		if _, ok := bindings[name]; !ok {
 			return false, abort(fmt.Sprintf("cluster %s of stage %s has no binding to %s any more", name, st.StageName, ru.spec.PlacementName))
 		}
-		if err := r.bind(ctx, ru, b, snapshot); err != nil {
-			return false, err
+	}
+	// A wave of hundreds of clusters bound one after the other would take seconds, during which
+	// the run sees none of its clusters finish: the bindings are written a few at a time, and
+	// those written are recorded as started, in order, even if another failed.
+	bound := make([]bool, len(wave.Start))
+	var g errgroup.Group
+	g.SetLimit(concurrentStarts)
+	for k, name := range wave.Start {
+		g.Go(func() error {
+			if err := r.bind(ctx, ru, bindings[name], snapshot); err != nil {
+				return err
+			}
+			bound[k] = true
+			return nil
+		})
+	}
+	err = g.Wait()
+	for k, name := range wave.Start {
+		if !bound[k] {
+			continue
 		}
 		if c := startCluster(st, name, ru.maxListed); c != nil {
 			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
@@ -135,8 +153,11 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionTrue, placementv1beta1.StageUpdatingStartedReason, "")
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionTrue, placementv1beta1.UpdateRunStartedReason, "")
 	}
-	return wave.Done(), nil
+	return err == nil && wave.Done(), err
 }
+
+// concurrentStarts is how many bindings of a wave are written at once.
+const concurrentStarts = 16
 
 // checkClusters marks the started clusters whose binding is available with the snapshot as
 // succeeded, and returns the state of every cluster not counted as succeeded, in update order,
