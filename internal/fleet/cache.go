@@ -38,8 +38,9 @@ import (
 // CacheOptions tune a Cache. The zero value is fine.
 type CacheOptions struct {
 	// RemoteIdleTimeout is how long a Remote nobody asked for stays cached: a full set of clients
-	// costs tens of kilobytes, so a fleet of thousands keeps them only for the clusters being
-	// deployed to. Idle Remotes are dropped when their cluster is next probed. Default 15 minutes.
+	// with its connection costs tens of kilobytes, so a fleet of thousands keeps them only for
+	// the clusters being deployed to, not for every cluster a rollout went through. Idle Remotes
+	// are dropped when their cluster is next probed. Default 2 minutes.
 	RemoteIdleTimeout time.Duration
 	// UserAgent, when set, is what every request to a managed cluster says it comes from, so
 	// that the cluster's audit log tells the controller replicas apart.
@@ -89,7 +90,7 @@ type kubeconfigSource struct {
 // NewCache returns an empty Cache reading cluster registrations and Secrets through reader.
 func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 	if opts.RemoteIdleTimeout <= 0 {
-		opts.RemoteIdleTimeout = 15 * time.Minute
+		opts.RemoteIdleTimeout = 2 * time.Minute
 	}
 	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
 }
