@@ -24,23 +24,15 @@ limitations under the License.
 package chaos
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zapcore"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
@@ -69,26 +61,7 @@ func TestMain(m *testing.M) {
 // runController runs every Stagecoach reconciler against the management cluster, as
 // `stagecoach controller` does, with the sandbox's short probe and health intervals.
 func runController(kubeconfig string) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
-	}
-	// Milliseconds: a trial's events are a few hundred of them apart.
-	logger := zap.New(zap.UseDevMode(true), func(o *zap.Options) { o.TimeEncoder = zapcore.RFC3339NanoTimeEncoder })
-	ctrl.SetLogger(logger)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme.New(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Logger:                 logger,
+	return testenv.RunControllerProcess(kubeconfig, func(mgr ctrl.Manager) error {
+		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second})
 	})
-	if err != nil {
-		return err
-	}
-	if err := controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second}); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	return mgr.Start(ctx)
 }

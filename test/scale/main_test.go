@@ -22,23 +22,15 @@ limitations under the License.
 package scale
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
-	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
@@ -81,32 +73,13 @@ var leaseDuration, renewDeadline, retryPeriod = 4 * time.Second, 3 * time.Second
 // runShard runs a replica of shard key, as `stagecoach controller --shard-key KEY --leader-elect`
 // does, against the management cluster.
 func runShard(kubeconfig string, key shard.Key) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
-	}
-	logger := zap.New(zap.UseDevMode(true))
-	ctrl.SetLogger(logger)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme.New(),
-		Metrics:                       metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:        "0",
-		Logger:                        logger,
-		LeaderElection:                true,
-		LeaderElectionID:              key.LeaderElectionID(leaseName),
-		LeaderElectionNamespace:       leaseNamespace,
-		LeaseDuration:                 &leaseDuration,
-		RenewDeadline:                 &renewDeadline,
-		RetryPeriod:                   &retryPeriod,
-		LeaderElectionReleaseOnCancel: true,
+	return testenv.RunControllerProcess(kubeconfig, func(mgr ctrl.Manager) error {
+		return controller.Setup(mgr, options(key))
+	}, func(o *ctrl.Options) {
+		o.LeaderElection = true
+		o.LeaderElectionID = key.LeaderElectionID(leaseName)
+		o.LeaderElectionNamespace = leaseNamespace
+		o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = &leaseDuration, &renewDeadline, &retryPeriod
+		o.LeaderElectionReleaseOnCancel = true
 	})
-	if err != nil {
-		return err
-	}
-	if err := controller.Setup(mgr, options(key)); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	return mgr.Start(ctx)
 }
