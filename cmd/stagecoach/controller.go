@@ -36,6 +36,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
@@ -112,6 +113,7 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		return err
 	}
 	cfg.QPS, cfg.Burst = opts.qps, opts.burst
+	metrics.CountManagedClustersAsOne(cfg.Host)
 	opts.controllers.Shard = shard.Key(opts.shardKey)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),

@@ -73,6 +73,8 @@ var description = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
 var manualApproval = regexp.MustCompile(`(?i)manual approval`)
 
 // Collector reads the status of promotions, update runs, approvals and clusters at each scrape.
+// It reads them in place in the cache, never copied: a scrape of a fleet of thousands must not
+// copy every cluster.
 type Collector struct {
 	Reader client.Reader
 	Log    logr.Logger
@@ -129,7 +131,7 @@ func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ..
 
 func (c *Collector) promotions(ctx context.Context, ch chan<- prometheus.Metric, now time.Time) error {
 	var list configv1beta1.ClusterPromotionList
-	if err := c.Reader.List(ctx, &list); err != nil {
+	if err := c.Reader.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, p := range list.Items {
@@ -168,7 +170,7 @@ func (c *Collector) promotions(ctx context.Context, ch chan<- prometheus.Metric,
 func (c *Collector) updateRuns(ctx context.Context, ch chan<- prometheus.Metric, _ time.Time) error {
 	for _, f := range placementv1beta1.Families() {
 		list := f.NewUpdateRunList()
-		if err := c.Reader.List(ctx, list); err != nil {
+		if err := c.Reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 			return err
 		}
 		for _, run := range list.UpdateRunObjs() {
@@ -228,7 +230,7 @@ func clusterState(conds []metav1.Condition) string {
 
 func (c *Collector) approvalRequests(ctx context.Context, ch chan<- prometheus.Metric, _ time.Time) error {
 	var cluster placementv1beta1.ClusterApprovalRequestList
-	if err := c.Reader.List(ctx, &cluster); err != nil {
+	if err := c.Reader.List(ctx, &cluster, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, a := range cluster.Items {
@@ -237,7 +239,7 @@ func (c *Collector) approvalRequests(ctx context.Context, ch chan<- prometheus.M
 		}
 	}
 	var namespaced placementv1beta1.ApprovalRequestList
-	if err := c.Reader.List(ctx, &namespaced); err != nil {
+	if err := c.Reader.List(ctx, &namespaced, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, a := range namespaced.Items {
@@ -259,14 +261,14 @@ func approved(conds []placementv1beta1.ApprovalCondition) bool {
 
 func (c *Collector) clusters(ctx context.Context, ch chan<- prometheus.Metric, _ time.Time) error {
 	var sveltos libv1beta1.SveltosClusterList
-	if err := c.Reader.List(ctx, &sveltos); err != nil {
+	if err := c.Reader.List(ctx, &sveltos, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, sc := range sveltos.Items {
 		gauge(ch, clusterConnected, boolValue(sc.Status.ConnectionStatus == libv1beta1.ConnectionHealthy), "SveltosCluster", sc.Namespace, sc.Name)
 	}
 	var members clusterv1beta1.MemberClusterList
-	if err := c.Reader.List(ctx, &members); err != nil {
+	if err := c.Reader.List(ctx, &members, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for _, mc := range members.Items {

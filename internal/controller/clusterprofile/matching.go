@@ -62,7 +62,7 @@ func matchingClusters(ctx context.Context, c client.Reader, profile *configv1bet
 		return nil, nil, err
 	}
 	var profiles configv1beta1.ClusterProfileList
-	if err := c.List(ctx, &profiles); err != nil {
+	if err := c.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	set := map[clusterKey]bool{}

@@ -74,6 +74,13 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 // current version covers; a retired profile left with none is deleted, and leaves its content
 // to the stages that cover its clusters now.
 func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.ClusterPromotion, profiles []configv1beta1.ClusterProfile) error {
+	// Which clusters the stages cover means matching every cluster of the fleet against each
+	// stage: done only when there is a retired profile to narrow.
+	if !slices.ContainsFunc(profiles, func(pr configv1beta1.ClusterProfile) bool {
+		return pr.Annotations[retiredAnnotation] != "" && pr.DeletionTimestamp.IsZero()
+	}) {
+		return nil
+	}
 	byName := map[string]*configv1beta1.ClusterProfile{}
 	for i := range profiles {
 		byName[profiles[i].Name] = &profiles[i]

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -56,7 +57,9 @@ func bindingName(placement, cluster string, alternative bool) string {
 // cluster, Unscheduled bindings for the others. It never touches which snapshot a binding names.
 func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	var clusters clusterv1beta1.MemberClusterList
-	if err := r.client.List(ctx, &clusters); err != nil {
+	// Every member cluster of a fleet of thousands, on every pass: read in place, not copied
+	// (scheduling only reads them).
+	if err := r.client.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	members := make([]scheduling.Member, 0, len(clusters.Items))

@@ -121,15 +121,17 @@ func (in inputs) bindings(ctx context.Context, placement string) (map[string]pla
 	return out, nil
 }
 
-// members returns the labels of the named member clusters.
-func (in inputs) members(ctx context.Context, names []string) (map[string]map[string]string, error) {
+// members returns the labels of the named member clusters, sorted by name. The maps are the
+// cache's own: read them, never change them.
+func (in inputs) members(ctx context.Context, sorted []string) (map[string]map[string]string, error) {
 	var list clusterv1beta1.MemberClusterList
-	if err := in.List(ctx, &list); err != nil {
+	// Every member cluster of a fleet of thousands: read in place, not copied.
+	if err := in.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	out := map[string]map[string]string{}
 	for _, m := range list.Items {
-		if slices.Contains(names, m.Name) {
+		if _, ok := slices.BinarySearch(sorted, m.Name); ok {
 			out[m.Name] = m.Labels
 		}
 	}
