@@ -105,7 +105,7 @@ func (b *bench) close() {
 }
 
 func (b *bench) run(ctx context.Context) (*result, error) {
-	res := &result{Clusters: b.opts.clusters, DeadClusters: len(b.dead)}
+	res := &result{Clusters: b.opts.clusters, DeadClusters: len(b.dead), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
 	if err := b.register(ctx); err != nil {
 		return nil, err
 	}

@@ -66,6 +66,10 @@ func startController(ctx context.Context, opts options, kubeconfig, logName stri
 	}, opts.controllerArgs...)
 	cmd := exec.Command(opts.stagecoach, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if opts.memoryLimit > 0 {
+		// What the controller sets itself when it finds a container's limit (automemlimit).
+		cmd.Env = append(os.Environ(), "GOMEMLIMIT="+strconv.FormatInt(opts.memoryLimit/10*9, 10))
+	}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, err

@@ -36,6 +36,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 type options struct {
@@ -51,6 +52,9 @@ type options struct {
 	keep           bool
 	rollouts       bool
 	controllerArgs stringList
+	// memoryLimit, in bytes, is the controller's memory limit as a container's would be; 0 is
+	// none.
+	memoryLimit int64
 }
 
 // result is the JSON line the benchmark prints last. Times are seconds.
@@ -83,6 +87,8 @@ type result struct {
 	// ManagementRequestsPerCluster is the requests the controller made to the management
 	// cluster during the promotion, per live cluster.
 	ManagementRequestsPerCluster float64 `json:"management_requests_per_cluster"`
+	// MemoryLimitMiB is -memory-limit, when set.
+	MemoryLimitMiB float64 `json:"memory_limit_mib,omitempty"`
 }
 
 func main() {
@@ -99,7 +105,16 @@ func main() {
 	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
 	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
+	memoryLimit := flag.String("memory-limit", "", "the controller's memory limit (such as 1Gi), as a container's: its heap limit (GOMEMLIMIT) is set to 90% of it, as the controller sets it under a container's limit")
 	flag.Parse()
+	if *memoryLimit != "" {
+		q, err := resource.ParseQuantity(*memoryLimit)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "-memory-limit: %v\n", err)
+			os.Exit(2)
+		}
+		opts.memoryLimit = q.Value()
+	}
 
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), args)
