@@ -63,6 +63,8 @@ func startController(ctx context.Context, opts options, kubeconfig, logName stri
 		"--pprof-bind-address", pprofAddr,
 		"--health-probe-bind-address", "0",
 		"--chart-cache-dir", filepath.Join(opts.dir, "charts"),
+		// As the chart runs it: a log line per event at debug level is a cost of its own.
+		"--zap-log-level=info",
 	}, opts.controllerArgs...)
 	cmd := exec.Command(opts.stagecoach, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
