@@ -41,6 +41,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
@@ -268,7 +269,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Owns(&configv1beta1.ClusterSummary{}).
+		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(
+			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &configv1beta1.ClusterProfile{}, handler.OnlyControllerOwner()), enqueue.FleetPace)).
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: matchingMayChange})).
 		// A profile's dependencies are deployed wherever it is: tell them when it changes.

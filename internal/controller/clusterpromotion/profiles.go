@@ -41,6 +41,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -330,7 +331,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterPromotion{}).
 		Owns(&configv1beta1.ClusterProfile{}).
-		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary)).
+		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary), enqueue.FleetPace)).
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).

@@ -41,6 +41,7 @@ import (
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
@@ -84,7 +85,8 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(r.family.PlacementKind())).
 		For(r.family.NewPlacement(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Owns(r.family.NewBinding()).
+		Watches(r.family.NewBinding(), enqueue.Paced(
+			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), r.family.NewPlacement(), handler.OnlyControllerOwner()), enqueue.FleetPace)).
 		// Snapshots deleted by hand are made again; their creation needs no reconcile.
 		Owns(r.family.NewResourceSnapshot(), builder.WithPredicates(deletions)).
 		Owns(r.family.NewPolicySnapshot(), builder.WithPredicates(deletions)).

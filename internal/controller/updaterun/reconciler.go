@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
@@ -192,7 +193,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(r.Family.NewUpdateRun()).
 		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
-		Watches(r.Family.NewBinding(), handler.EnqueueRequestsFromMapFunc(r.runsOfBinding)).
+		Watches(r.Family.NewBinding(), enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.runsOfBinding), enqueue.FleetPace)).
 		Named(strings.ToLower(r.Family.UpdateRunKind())).
 		Complete(r)
 }
