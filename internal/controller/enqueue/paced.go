@@ -92,7 +92,7 @@ type pacedQueue struct {
 func (q pacedQueue) Add(req reconcile.Request) {
 	// The queue keeps one entry per request, ready at the earliest time asked.
 	if wait := q.pacer.wait(req); wait > 0 {
-		q.TypedRateLimitingInterface.AddAfter(req, wait)
+		q.AddAfter(req, wait)
 		return
 	}
 	q.TypedRateLimitingInterface.Add(req)
