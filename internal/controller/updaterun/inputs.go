@@ -121,8 +121,8 @@ func (in inputs) bindings(ctx context.Context, placement string) (map[string]pla
 	return out, nil
 }
 
-// members returns the labels of the named member clusters, sorted by name. The maps are the
-// cache's own: read them, never change them.
+// members returns the labels of the member clusters named in sorted, a sorted list. The maps
+// are the cache's own: read them, never change them.
 func (in inputs) members(ctx context.Context, sorted []string) (map[string]map[string]string, error) {
 	var list clusterv1beta1.MemberClusterList
 	// Every member cluster of a fleet of thousands: read in place, not copied.
