@@ -432,8 +432,8 @@ func TestProbeIntervalStretchesWithTheFleet(t *testing.T) {
 }
 
 // TestProbeRelease: a probe made with release leaves no connection open, to a server that
-// offers HTTP/2 as to one that does not, and keeps nothing for the cluster unless a deployer uses it; one without keeps its
-// connection for the next request.
+// offers HTTP/2 as to one that does not, and keeps nothing for the cluster unless a deployer
+// uses it; one without keeps its connection for the next request.
 func TestProbeRelease(t *testing.T) {
 	for _, h2 := range []bool{true, false} {
 		t.Run(fmt.Sprintf("http2=%v", h2), func(t *testing.T) {

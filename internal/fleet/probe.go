@@ -57,7 +57,7 @@ func probeVersion(ctx context.Context, rc *rest.RESTClient, ref ClusterRef, host
 	defer cancel()
 	req := rc.Get().AbsPath("/version")
 	if release {
-		// HTTP/1 closes the connection after the answer; HTTP/2 once its last stream is done.
+		// The connection is closed once the answer is read.
 		req = req.SetHeader("Connection", "close")
 	}
 	body, err := req.Do(probeCtx).Raw()
