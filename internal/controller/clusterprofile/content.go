@@ -45,7 +45,7 @@ func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.C
 }
 
 // collectCopies deletes the copies that neither the current content nor any summary uses.
-func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.ClusterProfile, names map[freeze.Ref]string, summaries []configv1beta1.ClusterSummary) error {
+func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.ClusterProfile, names map[freeze.Ref]string, summaries []*configv1beta1.ClusterSummary) error {
 	keep := freeze.Keep(names)
 	for i := range summaries {
 		for ref, name := range freeze.Decode(summaries[i].Spec.FrozenContent) {

@@ -24,10 +24,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // clusterKey is namespace/name of a SveltosCluster.
@@ -55,10 +57,10 @@ func compareKeys(a, b clusterKey) int {
 //
 // Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
 // ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
-func matchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]clusterKey, map[clusterKey]string, error) {
+func matchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) ([]clusterKey, map[clusterKey]string, error) {
 	// Thousands of clusters are read, never changed: no copies.
-	var clusters libv1beta1.SveltosClusterList
-	if err := c.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
+	clusters, err := inplace.List[libv1beta1.SveltosCluster](ctx, informers, c, &libv1beta1.SveltosClusterList{}, nil)
+	if err != nil {
 		return nil, nil, err
 	}
 	var profiles configv1beta1.ClusterProfileList
@@ -67,7 +69,7 @@ func matchingClusters(ctx context.Context, c client.Reader, profile *configv1bet
 	}
 	set := map[clusterKey]bool{}
 	for _, p := range append(dependents(profile.Name, profiles.Items), *profile) {
-		keys, err := ownMatches(&p.Spec, clusters.Items)
+		keys, err := ownMatches(&p.Spec, clusters)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
 		}
@@ -80,13 +82,14 @@ func matchingClusters(ctx context.Context, c client.Reader, profile *configv1bet
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, compareKeys)
-	return keys, unavailability(clusters.Items), nil
+	return keys, unavailability(clusters), nil
 }
 
 // MatchingClusters returns every cluster the profile targets, sorted by namespace and name, as
 // the profile's controller finds them: what status.matchingClusters lists, however many there are.
-func MatchingClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]corev1.ObjectReference, error) {
-	keys, _, err := matchingClusters(ctx, c, profile)
+// The clusters are read from informers in place when it is not nil, else listed through c.
+func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) ([]corev1.ObjectReference, error) {
+	keys, _, err := matchingClusters(ctx, c, informers, profile)
 	if err != nil {
 		return nil, err
 	}
@@ -120,40 +123,43 @@ func Selects(spec *configv1beta1.Spec, cl *libv1beta1.SveltosCluster) bool {
 }
 
 // unavailability says, for each paused or unreachable cluster, why it cannot make progress now.
-func unavailability(clusters []libv1beta1.SveltosCluster) map[clusterKey]string {
+func unavailability(clusters []*libv1beta1.SveltosCluster) map[clusterKey]string {
 	out := map[clusterKey]string{}
-	for i := range clusters {
-		if why := clusters[i].Unavailable(); why != "" {
-			out[clusterKey{clusters[i].Namespace, clusters[i].Name}] = why
+	for _, cl := range clusters {
+		if why := cl.Unavailable(); why != "" {
+			out[clusterKey{cl.Namespace, cl.Name}] = why
 		}
 	}
 	return out
 }
 
 // ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters.
-func ownMatches(spec *configv1beta1.Spec, clusters []libv1beta1.SveltosCluster) ([]clusterKey, error) {
+func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster) ([]clusterKey, error) {
 	var keys []clusterKey
 	if !spec.ClusterSelector.IsEmpty() {
 		sel, err := spec.ClusterSelector.ToSelector()
 		if err != nil {
 			return nil, fmt.Errorf("invalid clusterSelector: %w", err)
 		}
-		for i := range clusters {
-			cl := &clusters[i]
+		for _, cl := range clusters {
 			if cl.DeletionTimestamp.IsZero() && sel.Matches(labels.Set(cl.Labels)) {
 				keys = append(keys, clusterKey{cl.Namespace, cl.Name})
 			}
 		}
 	}
+	if len(spec.ClusterRefs) == 0 {
+		return keys, nil
+	}
+	// A profile may name thousands of clusters: one pass over the fleet, not one per name.
+	named := map[clusterKey]bool{}
 	for _, ref := range spec.ClusterRefs {
-		if ref.Kind != "" && ref.Kind != libv1beta1.SveltosClusterKind {
-			continue // Cluster API clusters are not served
+		if ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind { // Cluster API clusters are not served
+			named[clusterKey{ref.Namespace, ref.Name}] = true
 		}
-		for i := range clusters {
-			cl := &clusters[i]
-			if cl.Namespace == ref.Namespace && cl.Name == ref.Name && cl.DeletionTimestamp.IsZero() {
-				keys = append(keys, clusterKey{cl.Namespace, cl.Name})
-			}
+	}
+	for _, cl := range clusters {
+		if k := (clusterKey{cl.Namespace, cl.Name}); named[k] && cl.DeletionTimestamp.IsZero() {
+			keys = append(keys, k)
 		}
 	}
 	return keys, nil

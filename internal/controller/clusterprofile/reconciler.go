@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -55,7 +56,9 @@ type Reconciler struct {
 	// DefaultMaxListedClusters.
 	MaxListedClusters int
 
-	warned patch.Warnings
+	// informers hold the fleet's clusters and summaries, read in place; set up with the manager.
+	informers cache.Informers
+	warned    patch.Warnings
 }
 
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
@@ -94,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // as many matching clusters as maxUpdate allows, in namespace/name order, and deletes the
 // summaries of clusters that no longer match.
 func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
-	matching, unavailable, err := matchingClusters(ctx, r, profile)
+	matching, unavailable, err := matchingClusters(ctx, r.Client, r.informers, profile)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -112,8 +115,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		return ctrl.Result{}, err
 	}
 	byCluster := map[clusterKey]*configv1beta1.ClusterSummary{}
-	for i := range existing {
-		cs := &existing[i]
+	for _, cs := range existing {
 		byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
 	}
 
@@ -152,7 +154,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		if !write[name] && (limit > 0 || unavailable[cluster] == "") {
 			continue
 		}
-		res, err := r.ensureSummary(ctx, profile, content, cluster)
+		res, err := r.ensureSummary(ctx, profile, content, cluster, byCluster[cluster])
 		switch {
 		case err != nil:
 			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
@@ -218,8 +220,7 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 		return false, err
 	}
 	remaining := false
-	for i := range summaries {
-		cs := &summaries[i]
+	for _, cs := range summaries {
 		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
 			continue
 		}
@@ -227,7 +228,8 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 		if !cs.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if err := r.Delete(ctx, cs); client.IgnoreNotFound(err) != nil {
+		gone := &configv1beta1.ClusterSummary{ObjectMeta: metav1.ObjectMeta{Namespace: cs.Namespace, Name: cs.Name}}
+		if err := r.Delete(ctx, gone); client.IgnoreNotFound(err) != nil {
 			return false, err
 		}
 		r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryDeleted", "Delete",
@@ -266,6 +268,7 @@ func ptrTo[T any](v T) *T { return &v }
 // SetupWithManager registers the reconciler: it runs on profile changes, on changes to the
 // profile's summaries, and on any cluster change, since a label edit can change what matches.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.informers = mgr.GetCache()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).

@@ -21,14 +21,13 @@ import (
 	"fmt"
 	"maps"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // SummaryName is the name of the ClusterSummary of a profile for a SveltosCluster, as Sveltos
@@ -79,13 +78,12 @@ const (
 	summaryDeleting // being deleted; it is recreated once gone
 )
 
-// ensureSummary creates the cluster's ClusterSummary or brings it in line with the profile.
-// With syncMode OneTime the spec is written once and never updated.
-func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) (syncResult, error) {
-	want := desiredSummary(profile, content, cluster)
-	have := &configv1beta1.ClusterSummary{}
-	err := r.Get(ctx, client.ObjectKeyFromObject(want), have)
-	if apierrors.IsNotFound(err) {
+// ensureSummary creates the cluster's ClusterSummary or brings it in line with the profile. have
+// is the summary as the cache holds it, nil when there is none; it is read, never changed. With
+// syncMode OneTime the spec is written once and never updated.
+func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey, have *configv1beta1.ClusterSummary) (syncResult, error) {
+	if have == nil {
+		want := desiredSummary(profile, content, cluster)
 		if err := controllerutil.SetControllerReference(profile, want, r.Scheme()); err != nil {
 			return 0, err
 		}
@@ -97,33 +95,35 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 		}
 		return summaryCreated, nil
 	}
-	if err != nil {
-		return 0, err
-	}
 	if !have.DeletionTimestamp.IsZero() {
 		return summaryDeleting, nil
 	}
 	if !metav1.IsControlledBy(have, profile) {
 		return 0, fmt.Errorf("ClusterSummary %s/%s exists and belongs to another owner", have.Namespace, have.Name)
 	}
-	oneTime := profile.Spec.SyncMode == configv1beta1.SyncModeOneTime
-	if (oneTime || equality.Semantic.DeepEqual(have.Spec, want.Spec)) &&
-		maps.Equal(have.Labels, want.Labels) && maps.Equal(have.Annotations, want.Annotations) {
+	// Most passes find most summaries as they should be: that is decided on the cached summary,
+	// without building or copying one per cluster.
+	sameCluster := have.Spec.ClusterNamespace == cluster.Namespace && have.Spec.ClusterName == cluster.Name &&
+		have.Spec.ClusterType == libv1beta1.ClusterTypeSveltos
+	if sameCluster && runsCurrentSpec(profile, content, have) &&
+		maps.Equal(have.Labels, summaryLabels(profile, cluster)) && maps.Equal(have.Annotations, profile.Annotations) {
 		return summaryUnchanged, nil
 	}
-	if !oneTime {
-		have.Spec = want.Spec
+	want := desiredSummary(profile, content, cluster)
+	updated := have.DeepCopy()
+	if profile.Spec.SyncMode != configv1beta1.SyncModeOneTime {
+		updated.Spec = want.Spec
 	}
-	have.Labels, have.Annotations = want.Labels, want.Annotations
-	if err := r.Update(ctx, have); err != nil {
+	updated.Labels, updated.Annotations = want.Labels, want.Annotations
+	if err := r.Update(ctx, updated); err != nil {
 		return 0, fmt.Errorf("updating ClusterSummary %s/%s: %w", have.Namespace, have.Name, err)
 	}
 	return summaryUpdated, nil
 }
 
 // summaries lists the ClusterSummaries of a profile.
-func (r *Reconciler) summaries(ctx context.Context, profile string) ([]configv1beta1.ClusterSummary, error) {
-	var list configv1beta1.ClusterSummaryList
-	err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile})
-	return list.Items, err
+// A profile may have tens of thousands: they are read in place, never changed.
+func (r *Reconciler) summaries(ctx context.Context, profile string) ([]*configv1beta1.ClusterSummary, error) {
+	return inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile}))
 }

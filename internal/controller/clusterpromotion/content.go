@@ -20,12 +20,14 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // A version of a promotion is its profileSpec and the content of the ConfigMaps and Secrets it
@@ -53,16 +55,17 @@ func owner(p *configv1beta1.ClusterPromotion) freeze.Owner {
 // collectCopies deletes the copies no profile of the promotion, and no ClusterSummary of those
 // profiles (one a rolling update has not reached yet, say), refers to any more.
 func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.ClusterPromotion, current map[freeze.Ref]string, profiles []configv1beta1.ClusterProfile) error {
-	var summaries configv1beta1.ClusterSummaryList
-	if err := r.List(ctx, &summaries, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name}, client.UnsafeDisableDeepCopy); err != nil {
+	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+		labels.SelectorFromSet(labels.Set{configv1beta1.PromotionNameLabel: p.Name}))
+	if err != nil {
 		return err
 	}
 	var specs []*configv1beta1.Spec
 	for i := range profiles {
 		specs = append(specs, &profiles[i].Spec)
 	}
-	for i := range summaries.Items {
-		specs = append(specs, &summaries.Items[i].Spec.ClusterProfileSpec)
+	for _, cs := range summaries {
+		specs = append(specs, &cs.Spec.ClusterProfileSpec)
 	}
 	return freeze.Collect(ctx, r.Client, owner(p), freeze.Keep(current, specs...))
 }

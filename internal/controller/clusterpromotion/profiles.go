@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +45,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -143,7 +145,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	// (its status lists a few hundred at most). Until that controller has written a status for
 	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
 	// clusters the cache does not show yet would pass vacuously.
-	matching, err := clusterprofile.MatchingClusters(ctx, r, profile)
+	matching, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, profile)
 	if err != nil {
 		return stageState{}, err
 	}
@@ -156,8 +158,9 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	}
 	// A stage can span thousands of clusters: their summaries and registrations are read in
 	// place, not copied.
-	var list configv1beta1.ClusterSummaryList
-	if err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}, client.UnsafeDisableDeepCopy); err != nil {
+	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile.Name}))
+	if err != nil {
 		return stageState{}, err
 	}
 	unavailable, err := r.unavailability(ctx)
@@ -165,8 +168,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		return stageState{}, err
 	}
 	byCluster := map[string]*configv1beta1.ClusterSummary{}
-	for i := range list.Items {
-		cs := &list.Items[i]
+	for _, cs := range summaries {
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
 	st := stageState{done: true, clusters: metrics.NoClusters()}
@@ -217,14 +219,14 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 
 // unavailability says, by namespace/name, why each cluster that cannot be counted on now cannot.
 func (r *Reconciler) unavailability(ctx context.Context) (map[string]string, error) {
-	var clusters libv1beta1.SveltosClusterList
-	if err := r.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
+	clusters, err := inplace.List[libv1beta1.SveltosCluster](ctx, r.informers, r.Client, &libv1beta1.SveltosClusterList{}, nil)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	for i := range clusters.Items {
-		if why := clusters.Items[i].Unavailable(); why != "" {
-			out[clusters.Items[i].Namespace+"/"+clusters.Items[i].Name] = why
+	for _, cl := range clusters {
+		if why := cl.Unavailable(); why != "" {
+			out[cl.Namespace+"/"+cl.Name] = why
 		}
 	}
 	return out, nil
@@ -328,6 +330,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 // cluster is provisioned, when one of their clusters is paused, goes down or comes back, and
 // when a ConfigMap or Secret they refer to is edited.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.informers = mgr.GetCache()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterPromotion{}).
 		Owns(&configv1beta1.ClusterProfile{}).

@@ -29,10 +29,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
@@ -56,15 +56,15 @@ func bindingName(placement, cluster string, alternative bool) string {
 // schedulePhase picks the member clusters and makes the bindings say so: one binding per picked
 // cluster, Unscheduled bindings for the others. It never touches which snapshot a binding names.
 func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
-	var clusters clusterv1beta1.MemberClusterList
 	// Every member cluster of a fleet of thousands, on every pass: read in place, not copied
 	// (scheduling only reads them).
-	if err := r.client.List(ctx, &clusters, client.UnsafeDisableDeepCopy); err != nil {
+	clusters, err := inplace.List[clusterv1beta1.MemberCluster](ctx, r.informers, r.client, &clusterv1beta1.MemberClusterList{}, nil)
+	if err != nil {
 		return err
 	}
-	members := make([]scheduling.Member, 0, len(clusters.Items))
-	for i := range clusters.Items {
-		members = append(members, scheduling.MemberOf(&clusters.Items[i]))
+	members := make([]scheduling.Member, 0, len(clusters))
+	for _, c := range clusters {
+		members = append(members, scheduling.MemberOf(c))
 	}
 	bindings, err := listBindings(ctx, r.client, r.family, ps.p)
 	if err != nil {

@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -62,6 +63,7 @@ type Options struct {
 // SetupWithManager registers both.
 type Reconciler struct {
 	client    client.Client
+	informers cache.Informers // the member clusters, read in place
 	reader    client.Reader
 	mapper    meta.RESTMapper
 	discovery *discoveryCache
@@ -87,6 +89,7 @@ func NewReconciler(opts Options) *Reconciler {
 // "resourceplacement".
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
+	r.informers = mgr.GetCache()
 	r.reader = mgr.GetAPIReader()
 	r.mapper = mgr.GetRESTMapper()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/placement-controller")

@@ -25,10 +25,12 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // inputs reads what a run works from: its placement, strategy, snapshots and bindings, all of
@@ -36,6 +38,7 @@ import (
 // clusters.
 type inputs struct {
 	client.Client
+	informers cache.Informers // the member clusters, read in place
 	family    placementv1beta1.Family
 	namespace string
 }
@@ -124,13 +127,13 @@ func (in inputs) bindings(ctx context.Context, placement string) (map[string]pla
 // members returns the labels of the member clusters named in sorted, a sorted list. The maps
 // are the cache's own: read them, never change them.
 func (in inputs) members(ctx context.Context, sorted []string) (map[string]map[string]string, error) {
-	var list clusterv1beta1.MemberClusterList
 	// Every member cluster of a fleet of thousands: read in place, not copied.
-	if err := in.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+	list, err := inplace.List[clusterv1beta1.MemberCluster](ctx, in.informers, in.Client, &clusterv1beta1.MemberClusterList{}, nil)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]map[string]string{}
-	for _, m := range list.Items {
+	for _, m := range list {
 		if _, ok := slices.BinarySearch(sorted, m.Name); ok {
 			out[m.Name] = m.Labels
 		}

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -59,6 +60,8 @@ type Reconciler struct {
 	MaxListedClusters int
 	// reader reads around the cache: see liveBinding.
 	reader client.Reader
+	// informers hold the member clusters, read in place; set up with the manager.
+	informers cache.Informers
 }
 
 func (r *Reconciler) now() time.Time {
@@ -119,7 +122,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	defer sw.Write(ctx, &result, &retErr)
 	ru := &run{UpdateRunObj: obj, spec: obj.UpdateRunSpec(), status: obj.UpdateRunStatus(), now: metav1.NewTime(r.now()),
-		inputs: inputs{Client: r.Client, family: r.Family, namespace: obj.GetNamespace()}, maxListed: r.maxListed()}
+		inputs: inputs{Client: r.Client, informers: r.informers, family: r.Family, namespace: obj.GetNamespace()}, maxListed: r.maxListed()}
 	ru.refreshGenerations()
 
 	res, err := r.reconcileRun(ctx, ru)
@@ -190,6 +193,7 @@ func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
 // cluster that becomes available frees its slot at once).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.reader = mgr.GetAPIReader()
+	r.informers = mgr.GetCache()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(r.Family.NewUpdateRun()).
 		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).

@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package inplace reads every cached object of a kind without copying it. A controller-runtime
+// List copies each matching object into the list's Items, even with UnsafeDisableDeepCopy: a pass
+// over 20,000 SveltosClusters or ClusterSummaries allocated tens of megabytes, and the controllers
+// that read the whole fleet on every pass spent more time copying and collecting it than
+// deciding. Here the objects are the informer's own.
+package inplace
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// List returns the objects of list's kind that selector matches (nil matches all), read from the
+// informer of informers. They belong to the cache: read them, never change them. When informers
+// is nil or its informer cannot be read directly, reader lists them.
+func List[T any, PT interface {
+	*T
+	client.Object
+}](ctx context.Context, informers cache.Informers, reader client.Reader, list client.ObjectList, selector labels.Selector) ([]PT, error) {
+	if selector == nil {
+		selector = labels.Everything()
+	}
+	if informers != nil {
+		if indexer, err := indexerOf(informers.GetInformer(ctx, PT(new(T)))); err != nil {
+			return nil, err
+		} else if indexer != nil {
+			return matching[PT](indexer.List(), selector)
+		}
+	}
+	if err := reader.List(ctx, list, client.MatchingLabelsSelector{Selector: selector}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PT, 0, len(items))
+	for _, item := range items {
+		o, ok := item.(PT)
+		if !ok {
+			return nil, fmt.Errorf("listing %T: got a %T", list, item)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// indexerOf is the store of an informer, or nil when the informer does not show it.
+func indexerOf(informer cache.Informer, err error) (toolscache.Indexer, error) {
+	if err != nil {
+		return nil, err
+	}
+	indexed, ok := informer.(interface{ GetIndexer() toolscache.Indexer })
+	if !ok {
+		return nil, nil
+	}
+	return indexed.GetIndexer(), nil
+}
+
+func matching[T client.Object](items []any, selector labels.Selector) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, item := range items {
+		o, ok := item.(T)
+		if !ok {
+			return nil, fmt.Errorf("the cache holds a %T where a %T was expected", item, o)
+		}
+		if selector.Empty() || selector.Matches(labels.Set(o.GetLabels())) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
