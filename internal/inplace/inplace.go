@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package inplace reads every cached object of a kind without copying it. A controller-runtime
 // List copies each matching object into the list's Items, even with UnsafeDisableDeepCopy: a pass
 // over 20,000 SveltosClusters or ClusterSummaries allocated tens of megabytes, and the controllers

@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"maps"
 
-	"k8s.io/apimachinery/pkg/labels"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
