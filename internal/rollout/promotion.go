@@ -121,6 +121,9 @@ type StageGate struct {
 	PreHealthCheckDeployed bool
 	// PostDelayChecks is the state of the post-delay health checks.
 	PostDelayChecks CheckState
+	// DenyWindows are the promotion's freeze windows: while one is open the next stage does
+	// not start (the last stage may still complete).
+	DenyWindows []configv1beta1.TimeWindow
 }
 
 // GateAction is what the caller must do for the current stage.
@@ -157,6 +160,7 @@ const (
 	DescAwaitingChecks          = "Awaiting Health Checks to Pass"
 	DescWindowClosed            = "Window Closed: Waiting for Next Schedule (%s)."
 	DescAwaitingApproval        = "Paused: Awaiting Manual Approval"
+	DescFrozen                  = "Frozen: Deny Window Open: Waiting Until %s." // a Stagecoach extension
 	DescSuccessfullyProvisioned = "Successfully provisioned"
 )
 
@@ -176,6 +180,9 @@ type GateDecision struct {
 	// RestartSoak is set when the stage regressed while it soaked: the caller forgets
 	// ProvisionedAt, and the delay counts again from when the stage is provisioned again.
 	RestartSoak bool
+	// Hold is set when a time window holds the stage: an open deny window or a closed promotion
+	// window.
+	Hold *Hold
 }
 
 // StampDescription appends the upstream time stamp: "text (2006-01-02T15:04:05Z)", in UTC and
@@ -195,8 +202,11 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 // ProvisionedAt, preHealthCheckDeployment, postDelayHealthChecks, then the promotion window
 // (auto) or approval (manual). Unlike upstream, the stage must still be provisioned when it
 // leaves, for manual triggers as well, a stage failing during its soak starts the soak again
-// once it is healthy, and timers requeue at the exact moment they end.
-// The only error is a malformed promotion window or a provisioned stage without ProvisionedAt.
+// once it is healthy, and timers requeue at the exact moment they end. An open deny window holds
+// a stage that would move on, as a closed promotion window does; it never holds the completion
+// of the last stage.
+// The only errors are a malformed promotion or deny window and a provisioned stage without
+// ProvisionedAt.
 func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 	wait := func(msg string, at time.Time) (GateDecision, error) {
 		return decision(Wait, msg, at, now), nil
@@ -235,25 +245,36 @@ func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 		// checks) or became unhealthy.
 		return wait(DescAwaitingChecks, time.Time{})
 	}
-	switch tr.Kind {
-	case AutoTrigger:
-		if tr.WindowFrom != "" || tr.WindowTo != "" {
-			w, err := ParseWindow(tr.WindowFrom, tr.WindowTo)
-			if err != nil {
-				return GateDecision{}, fmt.Errorf("stage %s: %w", g.Stage, err)
-			}
-			if open, next := w.State(now); !open {
-				when := "never"
-				if !next.IsZero() {
-					when = formatTime(next)
-				}
-				return wait(fmt.Sprintf(DescWindowClosed, when), next)
-			}
+	var allow *Window
+	if tr.Kind == AutoTrigger && (tr.WindowFrom != "" || tr.WindowTo != "") {
+		w, err := ParseWindow(tr.WindowFrom, tr.WindowTo)
+		if err != nil {
+			return GateDecision{}, fmt.Errorf("stage %s: %w", g.Stage, err)
 		}
-	case ManualTrigger:
-		if !tr.Approved {
-			return wait(DescAwaitingApproval, time.Time{})
+		allow = w
+	}
+	var deny []*Window
+	if !g.Last {
+		var err error
+		if deny, err = ParseDenyWindows(g.DenyWindows); err != nil {
+			return GateDecision{}, err
 		}
+	}
+	if tr.Kind == ManualTrigger && !tr.Approved {
+		return wait(DescAwaitingApproval, time.Time{})
+	}
+	if h, held := HoldAt(allow, deny, now); held {
+		when := "never"
+		if !h.Until.IsZero() {
+			when = formatTime(h.Until)
+		}
+		msg := fmt.Sprintf(DescWindowClosed, when)
+		if h.DenyWindow >= 0 {
+			msg = fmt.Sprintf(DescFrozen, when)
+		}
+		d := decision(Wait, msg, h.Until, now)
+		d.Hold = &h
+		return d, nil
 	}
 	d := decision(Advance, DescSuccessfullyProvisioned, time.Time{}, now)
 	if g.Last {
@@ -265,4 +286,19 @@ func DecideStage(g StageGate, now time.Time) (GateDecision, error) {
 
 func decision(a GateAction, msg string, at, now time.Time) GateDecision {
 	return GateDecision{Action: a, Message: msg, Description: StampDescription(msg, now), RequeueAt: at}
+}
+
+// ResumeSoak moves the moment a stage was provisioned forward by the time its promotion spent
+// suspended (from suspendedAt to resumedAt), so that the soak served before the suspension
+// counts and the suspension does not. A stage provisioned after the suspension began keeps its
+// time. The result is rounded up to the second, as the status stores it.
+func ResumeSoak(provisionedAt, suspendedAt, resumedAt time.Time) time.Time {
+	if provisionedAt.IsZero() || !provisionedAt.Before(suspendedAt) || !suspendedAt.Before(resumedAt) {
+		return provisionedAt
+	}
+	shifted := provisionedAt.Add(resumedAt.Sub(suspendedAt))
+	if down := shifted.Truncate(time.Second); !down.Equal(shifted) {
+		return down.Add(time.Second)
+	}
+	return shifted
 }

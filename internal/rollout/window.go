@@ -25,6 +25,8 @@ import (
 	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
 
 // Window is a parsed promotion window: a recurring interval that opens at each activation of
@@ -125,4 +127,79 @@ func lastActivation(s cron.Schedule, now time.Time) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// ParseDenyWindows parses a promotion's spec.denyWindows; an error names the window
+// ("denyWindows[1].from") and quotes the expression.
+func ParseDenyWindows(windows []configv1beta1.TimeWindow) ([]*Window, error) {
+	out := make([]*Window, 0, len(windows))
+	for i, w := range windows {
+		parsed, err := ParseWindowAt(fmt.Sprintf("denyWindows[%d]", i), w.From, w.To)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, parsed)
+	}
+	return out, nil
+}
+
+// Hold says why a stage may not start now and from when it may.
+type Hold struct {
+	// DenyWindow is the index of the deny window open now, or -1 when it is the promotion window,
+	// closed now, that holds the stage.
+	DenyWindow int
+	// Until is the earliest time at which no deny window is open and the promotion window is;
+	// zero when there is none.
+	Until time.Time
+}
+
+// maxHoldSteps bounds the search for the end of a hold: each step moves past one window, and
+// windows that keep handing over to each other for longer are reported as holding until the
+// time reached (the hold is computed again then).
+const maxHoldSteps = 64
+
+// HoldAt reports whether a stage is held at now: by an open deny window, or by allow (the
+// stage's promotion window; nil when it has none) being closed. The deny windows are looked at
+// first, so that a freeze is what the status names while both hold.
+func HoldAt(allow *Window, deny []*Window, now time.Time) (Hold, bool) {
+	h := Hold{DenyWindow: -1}
+	held := false
+	for i, d := range deny {
+		if open, _ := d.State(now); open {
+			h.DenyWindow, held = i, true
+			break
+		}
+	}
+	if !held && allow != nil {
+		open, _ := allow.State(now)
+		held = !open
+	}
+	if !held {
+		return Hold{}, false
+	}
+	t := now
+	for range maxHoldSteps {
+		moved := false
+		for _, d := range deny {
+			if open, closes := d.State(t); open {
+				if closes.IsZero() {
+					return h, true
+				}
+				t, moved = closes, true
+			}
+		}
+		if allow != nil {
+			if open, opens := allow.State(t); !open {
+				if opens.IsZero() {
+					return h, true
+				}
+				t, moved = opens, true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	h.Until = t
+	return h, true
 }

@@ -39,6 +39,10 @@ const (
 	// the user: a malformed promotion window, or a cluster of the current stage whose
 	// deployment failed for good (FailedNonRetriable).
 	PromotionStalledCondition = "Stalled"
+
+	// PromotionSuspendedCondition is True while spec.suspend holds the promotion; its
+	// lastTransitionTime says since when. False once resumed. (A Stagecoach extension.)
+	PromotionSuspendedCondition = "Suspended"
 )
 
 // ClusterPromotionSpec is a configuration and the ordered stages it is rolled out through.
@@ -61,6 +65,24 @@ type ClusterPromotionSpec struct {
 	// content) when the ClusterPromotion is deleted.
 	// +optional
 	PreserveClusterProfilesOnDelete bool `json:"preserveClusterProfilesOnDelete,omitempty"`
+
+	// Suspend, while true, stops the promotion where it is: no stage starts, no new version
+	// starts, no approval is used and no soak time runs; in the current stage, clusters already
+	// deploying the version finish and no other cluster starts. Clusters keep what they run.
+	// Setting it back to false resumes exactly where the promotion stopped: soak time served
+	// before counts. (A Stagecoach extension.)
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+
+	// DenyWindows are freeze windows, written as promotionWindow is (cron expressions, with an
+	// optional CRON_TZ= prefix). While any of them is open no stage starts and no new version
+	// starts; a stage already deploying finishes, and the last stage may complete. Combined with
+	// a stage's promotionWindow, the rollout moves on when that window is open and no deny
+	// window is. (A Stagecoach extension.)
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +optional
+	DenyWindows []TimeWindow `json:"denyWindows,omitempty"`
 }
 
 // Stage is one step of a rollout: a set of clusters and the condition for moving on.
@@ -173,6 +195,26 @@ type TimeWindow struct {
 	To string `json:"to"`
 }
 
+// BlockingWindow is a time window that holds a promotion back.
+type BlockingWindow struct {
+	// Kind is "Deny" for one of spec.denyWindows, "Promotion" for the current stage's closed
+	// promotionWindow.
+	// +kubebuilder:validation:Enum=Deny;Promotion
+	Kind string `json:"kind"`
+
+	// Index is the position of the deny window in spec.denyWindows.
+	// +optional
+	Index *int32 `json:"index,omitempty"`
+
+	TimeWindow `json:",inline"`
+}
+
+// Kinds of BlockingWindow.
+const (
+	BlockingWindowDeny      = "Deny"
+	BlockingWindowPromotion = "Promotion"
+)
+
 // StageStatus is the progress of one stage.
 type StageStatus struct {
 	// Name of the stage.
@@ -223,6 +265,17 @@ type ClusterPromotionStatus struct {
 	// LastPromotionTime is when the rollout last moved to a stage.
 	// +optional
 	LastPromotionTime *metav1.Time `json:"lastPromotionTime,omitempty"`
+
+	// NextPromotionTime is, while a time window holds the rollout back (a deny window open, or
+	// the stage's promotionWindow closed), the earliest time the next stage or version may start.
+	// (A Stagecoach extension.)
+	// +optional
+	NextPromotionTime *metav1.Time `json:"nextPromotionTime,omitempty"`
+
+	// BlockingWindow is the window holding the rollout back now: the open deny window, or the
+	// closed promotionWindow. (A Stagecoach extension.)
+	// +optional
+	BlockingWindow *BlockingWindow `json:"blockingWindow,omitempty"`
 
 	// ConsumedApprovals names the manual stages with automaticReset whose approval is used up:
 	// the rollout moved past them with it, or a new version started after it was given. Such an

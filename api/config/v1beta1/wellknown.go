@@ -45,6 +45,13 @@ const (
 	// is copied to the profile's ClusterSummaries, which stop deploying too.
 	ProfilePausedAnnotation = "profile.projectsveltos.io/paused"
 
+	// HoldRolloutAnnotation, on a ClusterProfile, stops its rolling update from starting new
+	// clusters while present: clusters that already have the current spec finish deploying it,
+	// the others keep what they run. A ClusterPromotion puts it on its profiles while suspended.
+	// Unlike the paused annotation, it is not copied to the ClusterSummaries. (A Stagecoach
+	// extension.)
+	HoldRolloutAnnotation = "stagecoach.dev/hold-rollout"
+
 	// ClusterProfileFinalizer lets the controller withdraw a ClusterProfile's content from its
 	// clusters before the ClusterProfile goes away.
 	ClusterProfileFinalizer = "clusterprofilefinalizer.projectsveltos.io"

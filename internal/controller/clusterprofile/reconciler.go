@@ -136,6 +136,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	}
 	content := freeze.Encode(frozen)
 	wave := rollout.PlanWave(rolloutTargets(profile, content, matching, unavailable, byCluster), limit)
+	_, held := profile.Annotations[configv1beta1.HoldRolloutAnnotation]
+	if held {
+		// Clusters that have the current spec finish with it; no other cluster starts.
+		wave.Waiting, wave.Start = append(wave.Start, wave.Waiting...), nil
+	}
 	recordWave(&profile.Status, versionHash(profile, content), wave)
 	counts.Updating, counts.Updated = int32(len(profile.Status.UpdatingClusters.Clusters)), int32(len(profile.Status.UpdatedClusters.Clusters))
 	write := map[string]bool{}
@@ -151,7 +156,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		name := cluster.Namespace + "/" + cluster.Name
 		// Without maxUpdate, paused and unreachable clusters get the new spec too: they deploy it
 		// when they can. With maxUpdate they wait, so that they never take a slot.
-		if !write[name] && (limit > 0 || unavailable[cluster] == "") {
+		if !write[name] && (held || limit > 0 || unavailable[cluster] == "") {
 			continue
 		}
 		res, err := r.ensureSummary(ctx, profile, content, cluster, byCluster[cluster])
@@ -190,7 +195,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	}
 	profile.Status.FailedClusters = failed
 	counts.Failed = int32(len(failed))
-	setReady(profile, wave, failed, len(matching), listingNote(profile, counts, r.maxListed()))
+	note := listingNote(profile, counts, r.maxListed())
+	if held && !wave.Done() {
+		note += "; the rollout is held (" + configv1beta1.HoldRolloutAnnotation + "): no other cluster starts"
+	}
+	setReady(profile, wave, failed, len(matching), note)
 	r.warned.Clear(profile.UID, ReasonInvalidSpec)
 
 	stale, err := r.deleteStaleSummaries(ctx, profile, matching)

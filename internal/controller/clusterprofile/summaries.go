@@ -44,7 +44,7 @@ func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]st
 			Namespace: cluster.Namespace,
 			Labels:    summaryLabels(profile, cluster),
 			// Annotations travel with the summary so that pausing the profile pauses it too.
-			Annotations: maps.Clone(profile.Annotations),
+			Annotations: summaryAnnotations(profile),
 		},
 		Spec: configv1beta1.ClusterSummarySpec{
 			ClusterNamespace:   cluster.Namespace,
@@ -55,6 +55,30 @@ func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]st
 		},
 	}
 	return cs
+}
+
+// summaryAnnotations are the profile's, but for the hold on its rollout: that one is the profile's
+// business, and holding a rollout must not rewrite every summary.
+func summaryAnnotations(profile *configv1beta1.ClusterProfile) map[string]string {
+	out := maps.Clone(profile.Annotations)
+	delete(out, configv1beta1.HoldRolloutAnnotation)
+	return out
+}
+
+// hasSummaryAnnotations reports whether a summary carries summaryAnnotations(profile), without
+// building them: it is asked of every cluster on every pass.
+func hasSummaryAnnotations(have map[string]string, profile *configv1beta1.ClusterProfile) bool {
+	n := 0
+	for k, v := range profile.Annotations {
+		if k == configv1beta1.HoldRolloutAnnotation {
+			continue
+		}
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+		n++
+	}
+	return len(have) == n
 }
 
 func summaryLabels(profile *configv1beta1.ClusterProfile, cluster clusterKey) map[string]string {
@@ -106,7 +130,7 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 	sameCluster := have.Spec.ClusterNamespace == cluster.Namespace && have.Spec.ClusterName == cluster.Name &&
 		have.Spec.ClusterType == libv1beta1.ClusterTypeSveltos
 	if sameCluster && runsCurrentSpec(profile, content, have) &&
-		maps.Equal(have.Labels, summaryLabels(profile, cluster)) && maps.Equal(have.Annotations, profile.Annotations) {
+		maps.Equal(have.Labels, summaryLabels(profile, cluster)) && hasSummaryAnnotations(have.Annotations, profile) {
 		return summaryUnchanged, nil
 	}
 	want := desiredSummary(profile, content, cluster)

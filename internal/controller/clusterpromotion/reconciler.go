@@ -150,6 +150,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
 		return ctrl.Result{}, nil
 	}
+	if p.Spec.Suspend {
+		return r.suspend(ctx, p, now)
+	}
+	r.resume(p, now)
 	contents, err := freeze.Read(ctx, r, contentRefs(p))
 	if err != nil {
 		return ctrl.Result{}, err
@@ -157,6 +161,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	profileHash, stagesHash := hashes(p, contents)
 	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
 	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
+		// A freeze holds a new version back: the stages keep what they run.
+		hold, err := newVersionHeld(p, now.Time)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if hold != nil {
+			return r.holdNewVersion(p, profileHash, hold, now), nil
+		}
 		// A new version starts again at the first stage; later stages keep the previous version
 		// until the rollout reaches them.
 		idx = 0
@@ -190,6 +202,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.holdProfiles(ctx, owned, false); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.collectCopies(ctx, p, frozen, owned); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -216,7 +231,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	}
 	gate := rollout.StageGate{
 		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
-		Provisioned: provisioned, Failing: state.regressed,
+		Provisioned: provisioned, Failing: state.regressed, DenyWindows: p.Spec.DenyWindows,
 	}
 	gate.Trigger.Approved = approved(p, stage)
 	if gate.Last && completed(p) {
@@ -249,6 +264,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		// The soak counts again from when the stage is provisioned again.
 		st.LastSuccessfulAppliedTime = nil
 	}
+	recordHold(p, stage, decision.Hold)
 	desc := decision.Description
 	st.CurrentStatusDescription = &desc
 	blocked := ""
@@ -355,6 +371,8 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 		msg, reason = fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, blocked), ReasonStageBlocked
 	case d.Message == rollout.DescAwaitingApproval:
 		reason = ReasonAwaitingApproval
+	case d.Hold != nil && d.Hold.DenyWindow >= 0:
+		msg, reason = fmt.Sprintf("stage %s is done, but the next one may not start: %s", stage.Name, holdWords(p, d.Hold)), ReasonFrozen
 	}
 	if blocked == "" { // a blocked stage had its Warning Event
 		r.transition(p, corev1.EventTypeNormal, reason, msg)
@@ -376,11 +394,10 @@ func ceilSecond(t time.Time) time.Time {
 	return t
 }
 
+// stageStatus is the status of the named stage, added when it has none.
 func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.StageStatus {
-	for i := range p.Status.Stages {
-		if p.Status.Stages[i].Name == name {
-			return &p.Status.Stages[i]
-		}
+	if st := findStageStatus(p, name); st != nil {
+		return st
 	}
 	p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: name})
 	return &p.Status.Stages[len(p.Status.Stages)-1]

@@ -21,9 +21,10 @@ import (
 	"strings"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// invalid says what in the promotion's stages cannot be acted on as written, naming each
+// invalid says what in the promotion's stages and deny windows cannot be acted on as written, naming each
 // field; empty when everything can. The API server cannot check everything: a
 // preHealthCheckDeployment is stored as written (it has two shapes), so a misspelled key would
 // otherwise read as "no pre-health-check deployment" and the validation step be skipped.
@@ -43,6 +44,9 @@ func invalid(p *configv1beta1.ClusterPromotion) string {
 				msgs = append(msgs, fmt.Sprintf("spec.stages[%d].trigger.manual.%v", i, err))
 			}
 		}
+	}
+	if _, err := rollout.ParseDenyWindows(p.Spec.DenyWindows); err != nil {
+		msgs = append(msgs, "spec."+err.Error())
 	}
 	return strings.Join(msgs, "; ")
 }
