@@ -142,7 +142,8 @@ func TestResumeSoak(t *testing.T) {
 		{"three minutes served, an hour suspended", provisioned, suspended.Add(time.Hour), t0.Add(time.Hour)},
 		{"rounded up to the second", provisioned, suspended.Add(time.Hour + 100*time.Millisecond), t0.Add(time.Hour + time.Second)},
 		{"not provisioned", time.Time{}, suspended.Add(time.Hour), time.Time{}},
-		{"provisioned during the suspension", suspended.Add(time.Minute), suspended.Add(time.Hour), suspended.Add(time.Minute)},
+		{"provisioned in the second of the suspension", suspended, suspended.Add(time.Hour), suspended.Add(time.Hour)},
+		{"resumed before suspended", provisioned, suspended.Add(-time.Second), provisioned},
 	} {
 		if got := ResumeSoak(tc.provisioned, suspended, tc.resumed); !got.Equal(tc.want) {
 			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)

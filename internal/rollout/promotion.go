@@ -290,10 +290,11 @@ func decision(a GateAction, msg string, at, now time.Time) GateDecision {
 
 // ResumeSoak moves the moment a stage was provisioned forward by the time its promotion spent
 // suspended (from suspendedAt to resumedAt), so that the soak served before the suspension
-// counts and the suspension does not. A stage provisioned after the suspension began keeps its
-// time. The result is rounded up to the second, as the status stores it.
+// counts and the suspension does not. Nothing is provisioned while suspended: provisionedAt is
+// from before (if in the same second). The result is rounded up to the second, as the status
+// stores it.
 func ResumeSoak(provisionedAt, suspendedAt, resumedAt time.Time) time.Time {
-	if provisionedAt.IsZero() || !provisionedAt.Before(suspendedAt) || !suspendedAt.Before(resumedAt) {
+	if provisionedAt.IsZero() || !suspendedAt.Before(resumedAt) {
 		return provisionedAt
 	}
 	shifted := provisionedAt.Add(resumedAt.Sub(suspendedAt))

@@ -232,6 +232,12 @@ type StageUpdatingStatus struct {
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
 
+	// StoppedTime is when the run was stopped while the stage waited on its after-stage tasks.
+	// When the run resumes, the waits go on from where they stopped: the time stopped does not
+	// count. A Stagecoach extension.
+	// +optional
+	StoppedTime *metav1.Time `json:"stoppedTime,omitempty"`
+
 	// Conditions are Progressing and Succeeded. Empty until the stage starts.
 	// +listType=map
 	// +listMapKey=type

@@ -1767,6 +1767,10 @@ func (in *StageUpdatingStatus) DeepCopyInto(out *StageUpdatingStatus) {
 		in, out := &in.EndTime, &out.EndTime
 		*out = (*in).DeepCopy()
 	}
+	if in.StoppedTime != nil {
+		in, out := &in.StoppedTime, &out.StoppedTime
+		*out = (*in).DeepCopy()
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -89,6 +89,7 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 	if stop {
 		return r.stopStage(ctx, ru, st, bindings, snapshot)
 	}
+	resumeWaits(ru, st)
 	for j := range st.BeforeStageTaskStatus {
 		task := &st.BeforeStageTaskStatus[j]
 		approved, err := r.approved(ctx, ru, st.StageName, placementv1beta1.BeforeStageTaskLabelValue, task)
@@ -354,6 +355,18 @@ func (r *Reconciler) afterStage(ctx context.Context, ru *run, st *placementv1bet
 	return stageResult{done: true}, nil
 }
 
+// resumeWaits moves the start of the stage's after-stage waits on by the time the run was
+// stopped during them, so that the wait served before the stop counts and the stop does not.
+func resumeWaits(ru *run, st *placementv1beta1.StageUpdatingStatus) {
+	if st.StoppedTime == nil {
+		return
+	}
+	if c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing)); c != nil && c.Status == metav1.ConditionFalse {
+		c.LastTransitionTime = metav1.NewTime(rollout.ResumeSoak(c.LastTransitionTime.Time, st.StoppedTime.Time, ru.now.Time))
+	}
+	st.StoppedTime = nil
+}
+
 // waitTime is the waitTime of the j-th after-stage task of the stage.
 func waitTime(cfg placementv1beta1.StageConfig, j int) time.Duration {
 	if j < len(cfg.AfterStageTasks) && cfg.AfterStageTasks[j].WaitTime != nil {
@@ -381,6 +394,11 @@ func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta
 		if t.State == rollout.Updating {
 			inFlight = append(inFlight, t.Name)
 		}
+	}
+	if len(inFlight) == 0 && len(st.AfterStageTaskStatus) > 0 && st.StoppedTime == nil &&
+		!slices.ContainsFunc(targets, func(t rollout.Target) bool { return t.State != rollout.Updated }) {
+		// The stage waits on its tasks: their waits stop counting here.
+		st.StoppedTime = &ru.now
 	}
 	if len(inFlight) > 0 {
 		names := strings.Join(inFlight, ", ")

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -326,7 +327,8 @@ func TestRunsThatCannotStart(t *testing.T) {
 	}
 }
 
-// TestStopAndResume: a stopped run starts no cluster; set back to Run, it finishes.
+// TestStopAndResume: a stopped run starts no cluster and its waits stop counting; set back to
+// Run, it goes on where it stopped and finishes.
 func TestStopAndResume(t *testing.T) {
 	// The wait after staging is an hour of the controller's clock: the run is stopped inside it
 	// however slow the machine, and the test moves the clock on rather than waiting it out.
@@ -357,8 +359,31 @@ func TestStopAndResume(t *testing.T) {
 			t.Errorf("cluster %s started while the run was stopped", cl.ClusterName)
 		}
 	}
+	waitingSince := meta.FindStatusCondition(stopped.Status.StagesStatus[0].Conditions, "Progressing").LastTransitionTime
+	if stopped.Status.StagesStatus[0].StoppedTime == nil {
+		t.Fatal("staging's stoppedTime is not set")
+	}
+	// An hour stopped does not count towards staging's hour of wait.
 	clock.Advance(time.Hour)
 	setState(placementv1beta1.StateRun)
+	resumed := waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
+		if r.Status.StagesStatus[0].StoppedTime != nil {
+			return fmt.Errorf("not resumed yet")
+		}
+		return conditionIs(r.Status.Conditions, "Progressing", metav1.ConditionFalse, placementv1beta1.UpdateRunWaitingReason)
+	})
+	moved := meta.FindStatusCondition(resumed.Status.StagesStatus[0].Conditions, "Progressing").LastTransitionTime.Sub(waitingSince.Time)
+	if moved < time.Hour || moved > time.Hour+time.Minute {
+		t.Fatalf("staging's wait moved on by %s, after an hour stopped", moved)
+	}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: "stop-run-canary"}, &placementv1beta1.ClusterApprovalRequest{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("canary started while staging had most of its wait left (%v)", err)
+	}
+	clock.Advance(time.Hour)
+	poke := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"test/poke":%q}}}`, time.Now().Format(time.RFC3339Nano)))
+	if err := c.Patch(t.Context(), run, client.RawPatch(types.MergePatchType, poke)); err != nil {
+		t.Fatal(err)
+	}
 	waitRun(t, c, run.Name, func(r *placementv1beta1.ClusterStagedUpdateRun) error {
 		return c.Get(t.Context(), client.ObjectKey{Name: "stop-run-canary"}, &placementv1beta1.ClusterApprovalRequest{})
 	})
