@@ -132,7 +132,7 @@ func TestDecideStageDenyWindows(t *testing.T) {
 	}
 }
 
-func TestResumeSoak(t *testing.T) {
+func TestResumeClock(t *testing.T) {
 	provisioned, suspended := t0, t0.Add(3*time.Minute)
 	for _, tc := range []struct {
 		name                 string
@@ -145,7 +145,7 @@ func TestResumeSoak(t *testing.T) {
 		{"provisioned in the second of the suspension", suspended, suspended.Add(time.Hour), suspended.Add(time.Hour)},
 		{"resumed before suspended", provisioned, suspended.Add(-time.Second), provisioned},
 	} {
-		if got := ResumeSoak(tc.provisioned, suspended, tc.resumed); !got.Equal(tc.want) {
+		if got := ResumeClock(tc.provisioned, suspended, tc.resumed); !got.Equal(tc.want) {
 			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)
 		}
 	}

@@ -288,16 +288,17 @@ func decision(a GateAction, msg string, at, now time.Time) GateDecision {
 	return GateDecision{Action: a, Message: msg, Description: StampDescription(msg, now), RequeueAt: at}
 }
 
-// ResumeSoak moves the moment a stage was provisioned forward by the time its promotion spent
-// suspended (from suspendedAt to resumedAt), so that the soak served before the suspension
-// counts and the suspension does not. Nothing is provisioned while suspended: provisionedAt is
-// from before (if in the same second). The result is rounded up to the second, as the status
-// stores it.
-func ResumeSoak(provisionedAt, suspendedAt, resumedAt time.Time) time.Time {
-	if provisionedAt.IsZero() || !suspendedAt.Before(resumedAt) {
-		return provisionedAt
+// ResumeClock is where a clock that started at since, stopped at suspendedAt and restarted at
+// resumedAt must have started to read the same without the stop: since moved on by the time
+// suspended. A stage's soak and progress deadline, and an update run's waits, count this way:
+// what was served before a suspension counts, the suspension does not. Nothing starts while
+// suspended, so since is from before (or the same second). The result is rounded up to the
+// second, as statuses store it.
+func ResumeClock(since, suspendedAt, resumedAt time.Time) time.Time {
+	if since.IsZero() || !suspendedAt.Before(resumedAt) {
+		return since
 	}
-	shifted := provisionedAt.Add(resumedAt.Sub(suspendedAt))
+	shifted := since.Add(resumedAt.Sub(suspendedAt))
 	if down := shifted.Truncate(time.Second); !down.Equal(shifted) {
 		return down.Add(time.Second)
 	}

@@ -18,6 +18,7 @@ package v1beta1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 )
@@ -104,6 +105,31 @@ type Stage struct {
 	// stage it gates completion of the whole promotion.
 	// +optional
 	Trigger *Trigger `json:"trigger,omitempty"`
+
+	// MaxFailures is how many of the stage's clusters may fail (their deployment fails, or a
+	// health check does not pass) before the stage fails: a number, or a percentage of the
+	// stage's clusters rounded down. It defaults to 0 once the stage has a failure budget, that is
+	// maxFailures or progressDeadline. A failed stage stops the promotion (Stalled, reason
+	// StageFailed). A stage with neither waits for failing clusters, as upstream does.
+	// (A Stagecoach extension.)
+	// A value that is neither stops the promotion (Stalled, reason InvalidSpec).
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	MaxFailures *intstr.IntOrString `json:"maxFailures,omitempty"`
+
+	// ProgressDeadline is how long the stage's clusters have, from when the stage starts, to be
+	// deployed and healthy; past it the stage fails. The soak, checks and approval that follow
+	// are not counted, nor is time spent suspended. (A Stagecoach extension.)
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
+	// +optional
+	ProgressDeadline *metav1.Duration `json:"progressDeadline,omitempty"`
+}
+
+// HasFailureBudget reports whether the stage fails on failing clusters or a deadline rather than
+// waiting for them.
+func (s *Stage) HasFailureBudget() bool {
+	return s.MaxFailures != nil || s.ProgressDeadline != nil
 }
 
 // Trigger is the condition for leaving a stage: automatic or manual, exactly one of them.
@@ -195,6 +221,21 @@ type TimeWindow struct {
 	To string `json:"to"`
 }
 
+// PromotionFailure is a stage failure of one version.
+type PromotionFailure struct {
+	// Stage is the stage that failed.
+	Stage string `json:"stage"`
+
+	// ProfileSpecHash is the version that failed (status.profileSpecHash then).
+	ProfileSpecHash []byte `json:"profileSpecHash"`
+
+	// Message names the failing clusters and why they fail, or the deadline missed.
+	Message string `json:"message"`
+
+	// Time is when the stage failed.
+	Time metav1.Time `json:"time"`
+}
+
 // BlockingWindow is a time window that holds a promotion back.
 type BlockingWindow struct {
 	// Kind is "Deny" for one of spec.denyWindows, "Promotion" for the current stage's closed
@@ -236,6 +277,12 @@ type StageStatus struct {
 	// +optional
 	FailureMessage *string `json:"failureMessage,omitempty"`
 
+	// ProgressDeadlineTime is when the stage fails unless its clusters are all deployed and
+	// healthy by then: its start plus progressDeadline, moved on by any time suspended.
+	// (A Stagecoach extension.)
+	// +optional
+	ProgressDeadlineTime *metav1.Time `json:"progressDeadlineTime,omitempty"`
+
 	// CurrentStatusDescription describes where the stage is, followed by the time it was
 	// written, e.g. "Paused: Awaiting Manual Approval (2026-02-16T06:28:24Z)".
 	// +optional
@@ -276,6 +323,12 @@ type ClusterPromotionStatus struct {
 	// closed promotionWindow. (A Stagecoach extension.)
 	// +optional
 	BlockingWindow *BlockingWindow `json:"blockingWindow,omitempty"`
+
+	// Failure is the stage of the current version that failed, when one did: its failure budget
+	// was exceeded or its progressDeadline passed. The promotion stops there until a new version
+	// starts. (A Stagecoach extension.)
+	// +optional
+	Failure *PromotionFailure `json:"failure,omitempty"`
 
 	// ConsumedApprovals names the manual stages with automaticReset whose approval is used up:
 	// the rollout moved past them with it, or a new version started after it was given. Such an

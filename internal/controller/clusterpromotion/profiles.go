@@ -136,6 +136,8 @@ type stageState struct {
 	failed string
 	// clusters counts the matched clusters by where they stand (metrics.ClusterDone, ...).
 	clusters map[string]int
+	// failing names the first clusters whose deployment or health checks fail, with why.
+	failing []string
 }
 
 // provisioned tells whether every cluster the profile matches is reachable and runs its current
@@ -206,6 +208,9 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
 			st.regressed = true
 			st.clusters[metrics.ClusterFailed]++
+			if len(st.failing) < rollout.FailuresNamed {
+				st.failing = append(st.failing, cluster+": "+msg)
+			}
 		} else {
 			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
 			st.clusters[metrics.ClusterUpdating]++

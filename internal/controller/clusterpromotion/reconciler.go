@@ -176,6 +176,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		p.Status.CurrentStageName = p.Spec.Stages[0].Name
 		p.Status.LastPromotionTime = &now
 		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
+		p.Status.Failure = nil
 		consumeStandingApprovals(p)
 		msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
 		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
@@ -188,6 +189,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	stage := &p.Spec.Stages[idx]
 	st := stageStatus(p, stage.Name)
 	st.LastStatusCheckTime = &now
+	setDeadline(stage, st, now)
 	// The current stage gets this version's content; the copies of earlier versions stay while
 	// a later stage, or a cluster a rolling update has not reached, still deploys them.
 	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), owner(p), contents)
@@ -211,12 +213,27 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if err := r.handOverRetired(ctx, p, owned); err != nil {
 		return ctrl.Result{}, err
 	}
+	if failedVersion(p) != nil {
+		// The version failed: it stays where it is until a new one starts.
+		r.stopFailed(p)
+		return ctrl.Result{}, nil
+	}
 	state, err := r.provisioned(ctx, profile)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if state.clusters != nil {
 		metrics.SetPromotionStageClusters(p.Name, stage.Name, state.clusters)
+	}
+	if stage.HasFailureBudget() {
+		msg, err := stageFailure(stage, st, state, now)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if msg != "" {
+			r.failStage(p, stage.Name, msg, now)
+			return ctrl.Result{}, nil
+		}
 	}
 	provisioned := state.done
 	r.setStalled(p, ReasonDeploymentFailed, state.failed)
@@ -259,6 +276,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
 		return ctrl.Result{}, nil
+	}
+	if d := st.ProgressDeadlineTime; d != nil && !provisioned && decision.Action == rollout.Wait &&
+		(decision.RequeueAt.IsZero() || d.Time.Before(decision.RequeueAt)) {
+		decision.RequeueAt = d.Time // the stage fails then, unless done
 	}
 	if decision.RestartSoak {
 		// The soak counts again from when the stage is provisioned again.

@@ -99,9 +99,14 @@ func (r *Reconciler) resume(p *configv1beta1.ClusterPromotion, now metav1.Time) 
 		return
 	}
 	suspended := now.Sub(c.LastTransitionTime.Time).Round(time.Second)
-	if st := findStageStatus(p, p.Status.CurrentStageName); st != nil && st.LastSuccessfulAppliedTime != nil {
-		at := metav1.NewTime(rollout.ResumeSoak(st.LastSuccessfulAppliedTime.Time, c.LastTransitionTime.Time, now.Time))
-		st.LastSuccessfulAppliedTime = &at
+	if st := findStageStatus(p, p.Status.CurrentStageName); st != nil {
+		// The soak and the progress deadline count on from where they stopped.
+		for _, t := range []**metav1.Time{&st.LastSuccessfulAppliedTime, &st.ProgressDeadlineTime} {
+			if *t != nil {
+				at := metav1.NewTime(rollout.ResumeClock((*t).Time, c.LastTransitionTime.Time, now.Time))
+				*t = &at
+			}
+		}
 	}
 	msg := fmt.Sprintf("resumed after %s suspended", suspended)
 	r.event(p, corev1.EventTypeNormal, ReasonResumed, "%s", msg)

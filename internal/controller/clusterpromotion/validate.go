@@ -31,6 +31,9 @@ import (
 func invalid(p *configv1beta1.ClusterPromotion) string {
 	var msgs []string
 	for i, s := range p.Spec.Stages {
+		if _, err := rollout.MaxFailures(s.MaxFailures, 0); err != nil {
+			msgs = append(msgs, fmt.Sprintf("spec.stages[%d].%v", i, err))
+		}
 		if s.Trigger == nil {
 			continue
 		}

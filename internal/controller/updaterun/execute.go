@@ -362,7 +362,7 @@ func resumeWaits(ru *run, st *placementv1beta1.StageUpdatingStatus) {
 		return
 	}
 	if c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing)); c != nil && c.Status == metav1.ConditionFalse {
-		c.LastTransitionTime = metav1.NewTime(rollout.ResumeSoak(c.LastTransitionTime.Time, st.StoppedTime.Time, ru.now.Time))
+		c.LastTransitionTime = metav1.NewTime(rollout.ResumeClock(c.LastTransitionTime.Time, st.StoppedTime.Time, ru.now.Time))
 	}
 	st.StoppedTime = nil
 }

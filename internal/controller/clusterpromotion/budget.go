@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpromotion
+
+import (
+	"bytes"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// ReasonStageFailed: a stage exceeded its failure budget or missed its progress deadline; the
+// promotion stops there until a new version starts.
+const ReasonStageFailed = "StageFailed"
+
+// failedVersion is the failure of the version being rolled out, nil when it has not failed.
+func failedVersion(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
+	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
+		return f
+	}
+	return nil
+}
+
+// setDeadline gives the stage its progress deadline, counted from when it started, the first
+// time it has one; a stage without progressDeadline has none.
+func setDeadline(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, now metav1.Time) {
+	switch {
+	case stage.ProgressDeadline == nil:
+		st.ProgressDeadlineTime = nil
+	case st.ProgressDeadlineTime == nil:
+		start := now
+		if st.LastUpdateReconciledTime != nil {
+			start = *st.LastUpdateReconciledTime
+		}
+		at := metav1.NewTime(start.Add(stage.ProgressDeadline.Duration))
+		st.ProgressDeadlineTime = &at
+	}
+}
+
+// stageFailure says why the stage failed, or "" while it has not.
+func stageFailure(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, state stageState, now metav1.Time) (string, error) {
+	total := 0
+	for _, n := range state.clusters {
+		total += n
+	}
+	budget, err := rollout.MaxFailures(stage.MaxFailures, total)
+	if err != nil {
+		return "", err
+	}
+	progress := rollout.StageProgress{
+		Failing: state.failing, FailingCount: state.clusters[metrics.ClusterFailed], MaxFailures: budget, Provisioned: state.done,
+	}
+	if st.ProgressDeadlineTime != nil {
+		progress.Deadline = st.ProgressDeadlineTime.Time
+	}
+	return rollout.StageFailure(progress, now.Time), nil
+}
+
+// failStage stops the promotion on the stage: the version failed there, and nothing moves until
+// a new one starts.
+func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, stage string, msg string, now metav1.Time) {
+	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: now}
+	r.stopFailed(p)
+}
+
+// stopFailed says, in the conditions, that the version failed and where.
+func (r *Reconciler) stopFailed(p *configv1beta1.ClusterPromotion) {
+	f := p.Status.Failure
+	msg := fmt.Sprintf("stage %s failed: %s; the promotion stops until a new version starts", f.Stage, f.Message)
+	if st := findStageStatus(p, f.Stage); st != nil {
+		st.FailureMessage = &f.Message
+	}
+	r.setStalled(p, ReasonStageFailed, msg)
+	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
+	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
+}

@@ -1,0 +1,137 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpromotion_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+)
+
+// failingOnDev makes a promotion whose profile checks an object of dev's own, named name, which
+// the test sets to fail: "no".
+func failingOnDev(t *testing.T, name string) *configv1beta1.ClusterPromotion {
+	t.Helper()
+	dev := kubernetes.NewForConfigOrDie(managed(t, "dev")).CoreV1().ConfigMaps("default")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"role": name}}, Data: map[string]string{"ready": "no"}}
+	if _, err := dev.Create(t.Context(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dev.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	p := devThenProd(name, nil, nil)
+	p.Spec.ProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{
+		Name: "dev-ready", FeatureID: libv1beta1.FeatureResources, Version: "v1", Kind: "ConfigMap", Namespace: "default",
+		LabelFilters: []libv1beta1.LabelFilter{{Key: "role", Operation: libv1beta1.OperationEqual, Value: name}},
+		EvaluateCEL:  []libv1beta1.CELRule{{Name: "ready", Rule: "self.data.ready == 'yes'"}},
+	}}
+	return p
+}
+
+func stageFailed(stage string, says ...string) func(*configv1beta1.ClusterPromotion) error {
+	return func(got *configv1beta1.ClusterPromotion) error {
+		c := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionStalledCondition)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != "StageFailed" {
+			return fmt.Errorf("not stalled on a failed stage: %+v", c)
+		}
+		for _, s := range says {
+			if !strings.Contains(c.Message, s) {
+				return fmt.Errorf("Stalled does not say %q: %s", s, c.Message)
+			}
+		}
+		if f := got.Status.Failure; f == nil || f.Stage != stage {
+			return fmt.Errorf("status.failure %+v, want stage %s", f, stage)
+		}
+		return nil
+	}
+}
+
+// TestFailureBudget: dev's health check fails on dev, and dev allows no failure: the stage fails
+// and the promotion stops, naming the cluster and the check; prod gets nothing. A new version
+// starts over, and goes through once the check passes.
+func TestFailureBudget(t *testing.T) {
+	startController(t, nil)
+	const name = "budget"
+	p := failingOnDev(t, name)
+	zero := intstr.FromInt32(0)
+	p.Spec.Stages[0].MaxFailures = &zero
+	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "none"} // the check is dev's
+	cm := create(t, p, content(name+"-content", "v1"))
+	waitFor(t, p, stageFailed("dev", "stage dev failed: 1 clusters fail, more than maxFailures allows (0): dev/dev", `health check "dev-ready"`))
+
+	// Repaired, and a new version.
+	dev := kubernetes.NewForConfigOrDie(managed(t, "dev")).CoreV1().ConfigMaps("default")
+	fixed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"role": name}}, Data: map[string]string{"ready": "yes"}}
+	if _, err := dev.Update(t.Context(), fixed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data = content(name+"-content", "v2")
+	if err := testenv.Client(t).Update(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if got.Status.Failure != nil || !completedPromotion(got) {
+			return fmt.Errorf("the new version is not through: failure %+v, %+v", got.Status.Failure, got.Status.Conditions)
+		}
+		return nil
+	})
+}
+
+// TestProgressDeadline: dev may have one failing cluster, but must be deployed and healthy within
+// ten minutes. Its check keeps failing: past the deadline the stage fails, and says why.
+func TestProgressDeadline(t *testing.T) {
+	clock := &testenv.Clock{}
+	startController(t, clock)
+	const name = "deadline"
+	p := failingOnDev(t, name)
+	one := intstr.FromInt32(1)
+	p.Spec.Stages[0].MaxFailures = &one
+	p.Spec.Stages[0].ProgressDeadline = &metav1.Duration{Duration: 10 * time.Minute}
+	create(t, p, content(name+"-content", "v1"))
+	got := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		st := stageOf(got, "dev")
+		if st == nil || st.ProgressDeadlineTime == nil || st.FailureMessage == nil || !strings.Contains(*st.FailureMessage, "dev-ready") {
+			return fmt.Errorf("dev is not failing within its deadline yet: %+v", st)
+		}
+		return nil
+	})
+	if got.Status.Failure != nil {
+		t.Fatalf("failed within the budget and the deadline: %+v", got.Status.Failure)
+	}
+	deadline := stageOf(got, "dev").ProgressDeadlineTime.Time
+	if d := deadline.Sub(stageOf(got, "dev").LastUpdateReconciledTime.Time); d != 10*time.Minute {
+		t.Fatalf("the deadline is %s after the stage started", d)
+	}
+	clock.Advance(11 * time.Minute)
+	poke(t, p)
+	waitFor(t, p, stageFailed("dev", "not deployed and healthy by its progressDeadline ("+deadline.UTC().Format(time.RFC3339)+")", "failing: dev/dev"))
+	noContentOn(t, "prod", name+"-content")
+}
