@@ -24,6 +24,8 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // initialize freezes what the run will do: the placement's apply strategy, the resource
@@ -38,7 +40,7 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		return err
 	}
 	if placement == nil {
-		return abort(placementName + " not found")
+		return r.missing(ctx, r.Family.NewPlacement(), s.family.Key(s.namespace, spec.PlacementName), placementName)
 	}
 	if t := placement.Strategy.Type; t != placementv1beta1.ExternalRolloutStrategyType {
 		if t == "" {
@@ -59,7 +61,8 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		return err
 	}
 	if strategy == nil {
-		return abort(s.describe(r.Family.UpdateStrategyKind(), spec.StagedUpdateStrategyName) + " not found")
+		return r.missing(ctx, r.Family.NewUpdateStrategy(), s.family.Key(s.namespace, spec.StagedUpdateStrategyName),
+			s.describe(r.Family.UpdateStrategyKind(), spec.StagedUpdateStrategyName))
 	}
 
 	index, err := r.resourceIndex(ctx, ru, placementName)
@@ -152,9 +155,26 @@ func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName s
 	return index, nil
 }
 
-// notScheduledError: the run cannot initialize yet, and will when the placement has scheduled.
-type notScheduledError struct{ msg string }
+// missing fails the run on an object its cache does not have, named name, unless the API server
+// has it: the cache may not have seen an object created just before the run (in the same
+// kubectl apply, say), and the run then waits for it.
+func (r *Reconciler) missing(ctx context.Context, obj client.Object, key client.ObjectKey, name string) error {
+	if r.reader != nil {
+		err := r.reader.Get(ctx, key, obj)
+		if err == nil {
+			return &waitError{"WaitingForCache", name + " is not in the controller's cache yet"}
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return abort(name + " not found")
+}
 
-func (e *notScheduledError) Error() string { return e.msg }
+// waitError: the run cannot initialize yet, and will once what it waits for is there; reason
+// says what (the Initialized condition's reason meanwhile).
+type waitError struct{ reason, msg string }
 
-func errNotScheduled(msg string) error { return &notScheduledError{msg} }
+func (e *waitError) Error() string { return e.msg }
+
+func errNotScheduled(msg string) error { return &waitError{"WaitingForScheduling", msg} }

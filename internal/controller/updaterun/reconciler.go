@@ -138,9 +138,9 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 	switch c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); {
 	case c == nil || c.Status == metav1.ConditionUnknown:
 		if err := r.initialize(ctx, ru); err != nil {
-			var wait *notScheduledError
+			var wait *waitError
 			if errors.As(err, &wait) {
-				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionUnknown, "WaitingForScheduling", wait.msg)
+				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionUnknown, wait.reason, wait.msg)
 				return ctrl.Result{RequeueAfter: time.Second}, nil
 			}
 			if msg, ok := isAbort(err); ok {

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -175,5 +177,47 @@ func TestLaggingBindingCacheIsNoConflict(t *testing.T) {
 	}
 	if err := conditionIs(run.Status.Conditions, "Succeeded", metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason); err == nil {
 		t.Errorf("the run failed on a lagging cache: %+v", run.Status.Conditions)
+	}
+}
+
+// laggingCache has not seen the run's placement yet, as a cache reading a placement created a
+// moment before the run.
+type laggingCache struct {
+	client.Client
+	placement string
+}
+
+func (l laggingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*placementv1beta1.ClusterResourcePlacement); ok && key.Name == l.placement {
+		return apierrors.NewNotFound(placementv1beta1.GroupVersion.WithResource("clusterresourceplacements").GroupResource(), key.Name)
+	}
+	return l.Client.Get(ctx, key, obj, opts...)
+}
+
+// TestPlacementNotCachedYet: a run whose placement its cache does not show yet, but the API
+// server does, waits for it instead of failing for good; once the cache has it, it initializes.
+func TestPlacementNotCachedYet(t *testing.T) {
+	c := testenv.Client(t)
+	fleet(t, c, "lagging-placement")
+	strategy(t, c, "lagging-strategy", time.Hour)
+	create(t, c, newRun("lagging-run", "lagging-placement", "lagging-strategy", "1"))
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lagging-run"}}
+	initialized := func(r *Reconciler) *metav1.Condition {
+		t.Helper()
+		if _, err := r.Reconcile(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		run := &placementv1beta1.ClusterStagedUpdateRun{}
+		if err := c.Get(t.Context(), req.NamespacedName, run); err != nil {
+			t.Fatal(err)
+		}
+		return meta.FindStatusCondition(run.Status.Conditions, "Initialized")
+	}
+	lagging := &Reconciler{Client: laggingCache{Client: c, placement: "lagging-placement"}, reader: c}
+	if got := initialized(lagging); got == nil || got.Status != metav1.ConditionUnknown || got.Reason != "WaitingForCache" {
+		t.Fatalf("Initialized %+v, want Unknown WaitingForCache", got)
+	}
+	if got := initialized(&Reconciler{Client: c, reader: c}); got == nil || got.Status != metav1.ConditionTrue {
+		t.Fatalf("Initialized %+v once the cache has the placement", got)
 	}
 }
