@@ -84,7 +84,22 @@ type ClusterPromotionSpec struct {
 	// +listType=atomic
 	// +optional
 	DenyWindows []TimeWindow `json:"denyWindows,omitempty"`
+
+	// OnFailure is what a failed stage (see maxFailures and progressDeadline) does: Stop (the
+	// default) stops the promotion and leaves every cluster as it is; Rollback puts every stage
+	// that received the failing version back on status.lastKnownGood, the failed stage first and
+	// then the earlier ones in reverse order, without soak or approval, and then stops. A new
+	// version starts a new rollout as usual. (A Stagecoach extension.)
+	// +kubebuilder:validation:Enum=Stop;Rollback
+	// +optional
+	OnFailure string `json:"onFailure,omitempty"`
 }
+
+// What a failed stage does.
+const (
+	OnFailureStop     = "Stop"
+	OnFailureRollback = "Rollback"
+)
 
 // Stage is one step of a rollout: a set of clusters and the condition for moving on.
 type Stage struct {
@@ -236,6 +251,44 @@ type PromotionFailure struct {
 	Time metav1.Time `json:"time"`
 }
 
+// KnownGoodVersion is a version that went through every stage.
+type KnownGoodVersion struct {
+	// ProfileSpecHash identifies the version, as status.profileSpecHash did.
+	ProfileSpecHash []byte `json:"profileSpecHash"`
+
+	// ProfileSpec is the version's profileSpec, as it was validated in spec.profileSpec. (Kept
+	// without a schema here: the API server checked it already, and the validation rules of a
+	// second copy would pass the CRD's budget.)
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	ProfileSpec ProfileSpec `json:"profileSpec"`
+
+	// FrozenContent names the version's copies of the ConfigMaps and Secrets it refers to,
+	// {"ConfigMap namespace/name": "copy name"}; they are kept while this version may be
+	// rolled back to.
+	// +optional
+	FrozenContent map[string]string `json:"frozenContent,omitempty"`
+
+	// Time is when the version completed its last stage.
+	Time metav1.Time `json:"time"`
+}
+
+// RollbackStatus is where a rollback stands.
+type RollbackStatus struct {
+	// ToProfileSpecHash is the version rolled back to.
+	ToProfileSpecHash []byte `json:"toProfileSpecHash"`
+
+	// Stages are the stages to put back, in the order they are: the failed stage, then the
+	// earlier ones in reverse.
+	// +listType=atomic
+	Stages []string `json:"stages"`
+
+	// Done counts the stages of stages put back so far.
+	// +optional
+	Done int32 `json:"done,omitempty"`
+}
+
 // BlockingWindow is a time window that holds a promotion back.
 type BlockingWindow struct {
 	// Kind is "Deny" for one of spec.denyWindows, "Promotion" for the current stage's closed
@@ -329,6 +382,16 @@ type ClusterPromotionStatus struct {
 	// starts. (A Stagecoach extension.)
 	// +optional
 	Failure *PromotionFailure `json:"failure,omitempty"`
+
+	// LastKnownGood is the last version that went through every stage: what a rollback goes
+	// back to. (A Stagecoach extension.)
+	// +optional
+	LastKnownGood *KnownGoodVersion `json:"lastKnownGood,omitempty"`
+
+	// Rollback is the progress of the rollback to lastKnownGood after the current version
+	// failed, with onFailure: Rollback. (A Stagecoach extension.)
+	// +optional
+	Rollback *RollbackStatus `json:"rollback,omitempty"`
 
 	// ConsumedApprovals names the manual stages with automaticReset whose approval is used up:
 	// the rollout moved past them with it, or a new version started after it was given. Such an

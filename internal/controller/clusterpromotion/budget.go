@@ -19,8 +19,10 @@ package clusterpromotion
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -74,11 +76,21 @@ func stageFailure(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, sta
 	return rollout.StageFailure(progress, now.Time), nil
 }
 
-// failStage stops the promotion on the stage: the version failed there, and nothing moves until
-// a new one starts.
-func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, stage string, msg string, now metav1.Time) {
+// failStage records that the version failed at stage idx: nothing moves on until a new version
+// starts, and with onFailure: Rollback the stages that received it go back to the last known
+// good version.
+func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, idx int, msg string, now metav1.Time) ctrl.Result {
+	stage := p.Spec.Stages[idx].Name
+	if p.Spec.OnFailure == configv1beta1.OnFailureRollback && p.Status.LastKnownGood == nil {
+		msg += "; no version has gone through every stage yet: there is nothing to roll back to"
+	}
 	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: now}
+	if startRollback(p, idx) {
+		r.warnOnce(p, ReasonStageFailed, fmt.Sprintf("stage %s failed: %s; rolling back", stage, msg))
+		return ctrl.Result{RequeueAfter: time.Millisecond}
+	}
 	r.stopFailed(p)
+	return ctrl.Result{}
 }
 
 // stopFailed says, in the conditions, that the version failed and where.

@@ -21,6 +21,7 @@ package clusterpromotion_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -134,4 +136,84 @@ func TestProgressDeadline(t *testing.T) {
 	poke(t, p)
 	waitFor(t, p, stageFailed("dev", "not deployed and healthy by its progressDeadline ("+deadline.UTC().Format(time.RFC3339)+")", "failing: dev/dev"))
 	noContentOn(t, "prod", name+"-content")
+}
+
+// TestRollback: v1 goes through dev and prod and becomes the last known good version. v2 passes
+// on dev and fails its health check on prod, which allows no failure: prod, then dev, go back to
+// v1, read from the clusters, and the promotion says what failed and what was rolled back.
+func TestRollback(t *testing.T) {
+	startController(t, nil)
+	const name = "rollback"
+	for cluster, ready := range map[string]string{"dev": "yes", "prod": "no"} {
+		cms := kubernetes.NewForConfigOrDie(managed(t, cluster)).CoreV1().ConfigMaps("default")
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name + "-health", Labels: map[string]string{"role": name}}, Data: map[string]string{"ready": ready}}
+		if _, err := cms.Create(t.Context(), cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cms.Delete(context.Background(), cm.Name, metav1.DeleteOptions{}) })
+	}
+	p := devThenProd(name, nil, nil)
+	zero := intstr.FromInt32(0)
+	p.Spec.Stages[1].MaxFailures = &zero
+	p.Spec.OnFailure = configv1beta1.OnFailureRollback
+	cm := create(t, p, content(name, "v1"))
+	v1 := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if !completedPromotion(got) || got.Status.LastKnownGood == nil {
+			return fmt.Errorf("v1 not through: %+v", got.Status.Conditions)
+		}
+		return nil
+	}).Status.ProfileSpecHash
+
+	// v2: new content, and a health check prod fails.
+	c := testenv.Client(t)
+	current := &configv1beta1.ClusterPromotion{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), current); err != nil {
+		t.Fatal(err)
+	}
+	current.Spec.ProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{
+		Name: "ready", FeatureID: libv1beta1.FeatureResources, Version: "v1", Kind: "ConfigMap", Namespace: "default",
+		LabelFilters: []libv1beta1.LabelFilter{{Key: "role", Operation: libv1beta1.OperationEqual, Value: name}},
+		EvaluateCEL:  []libv1beta1.CELRule{{Name: "ready", Rule: "self.data.ready == 'yes'"}},
+	}}
+	if err := c.Update(t.Context(), current); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data = content(name, "v2")
+	if err := c.Update(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if got.Status.Failure == nil || got.Status.Failure.Stage != "prod" {
+			return fmt.Errorf("prod has not failed: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+	got := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		c := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition)
+		if c == nil || c.Reason != "RolledBack" {
+			return fmt.Errorf("not rolled back: %+v", c)
+		}
+		return nil
+	})
+	if rb := got.Status.Rollback; rb == nil || rb.Done != 2 || !slices.Equal(rb.Stages, []string{"prod", "dev"}) || !slices.Equal(rb.ToProfileSpecHash, v1) {
+		t.Fatalf("rollback %+v", got.Status.Rollback)
+	}
+	msg := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition).Message
+	for _, want := range []string{"stage prod failed", "prod/prod", `health check "ready"`, "rolled back stages prod, dev"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Ready does not say %q: %s", want, msg)
+		}
+	}
+	for _, cluster := range []string{"prod", "dev"} {
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			deployed, err := kubernetes.NewForConfigOrDie(managed(t, cluster)).CoreV1().ConfigMaps("default").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if v := deployed.Data["value"]; v != "v1" {
+				return fmt.Errorf("%s runs %s", cluster, v)
+			}
+			return nil
+		})
+	}
 }

@@ -67,6 +67,11 @@ func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.Cluster
 	for _, cs := range summaries {
 		specs = append(specs, &cs.Spec.ClusterProfileSpec)
 	}
+	if lkg := p.Status.LastKnownGood; lkg != nil {
+		// What a rollback goes back to stays, whoever uses it now.
+		spec := knownGoodSpec(lkg, libv1beta1.Selector{})
+		specs = append(specs, &spec)
+	}
 	return freeze.Collect(ctx, r.Client, owner(p), freeze.Keep(current, specs...))
 }
 

@@ -85,19 +85,10 @@ func preHealthRefs(stage *configv1beta1.Stage) []configv1beta1.PolicyRef {
 func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, addChecks bool,
 	frozen map[freeze.Ref]string) (*configv1beta1.ClusterProfile, error) {
 	version := hex.EncodeToString(p.Status.ProfileSpecHash)
-	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: p.StageProfileName(stage.Name)}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+	return r.writeStageProfile(ctx, p, stage, func(profile *configv1beta1.ClusterProfile) {
 		checks := addChecks || profile.Annotations[checksAnnotation] == version
 		profile.Spec = p.Spec.ProfileSpec.ToSpec(stage.ClusterSelector)
 		freeze.FreezeSpec(&profile.Spec, frozen)
-		if profile.Labels == nil {
-			profile.Labels = map[string]string{}
-		}
-		if profile.Annotations == nil {
-			profile.Annotations = map[string]string{}
-		}
-		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
-		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
 		delete(profile.Annotations, checksAnnotation)
 		if checks {
 			profile.Annotations[checksAnnotation] = version
@@ -107,6 +98,24 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 				}
 			}
 		}
+	})
+}
+
+// writeStageProfile creates or updates the stage's ClusterProfile, labelled and owned as the
+// promotion's; setSpec writes its spec (and may change its annotations).
+func (r *Reconciler) writeStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage,
+	setSpec func(*configv1beta1.ClusterProfile)) (*configv1beta1.ClusterProfile, error) {
+	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: p.StageProfileName(stage.Name)}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+		if profile.Labels == nil {
+			profile.Labels = map[string]string{}
+		}
+		if profile.Annotations == nil {
+			profile.Annotations = map[string]string{}
+		}
+		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
+		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
+		setSpec(profile)
 		return controllerutil.SetControllerReference(p, profile, r.Scheme())
 	})
 	if err != nil {

@@ -176,7 +176,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		p.Status.CurrentStageName = p.Spec.Stages[0].Name
 		p.Status.LastPromotionTime = &now
 		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
-		p.Status.Failure = nil
+		p.Status.Failure, p.Status.Rollback = nil, nil
 		consumeStandingApprovals(p)
 		msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
 		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
@@ -190,6 +190,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st := stageStatus(p, stage.Name)
 	st.LastStatusCheckTime = &now
 	setDeadline(stage, st, now)
+	if failedVersion(p) != nil {
+		// The version failed: it stays where it stopped, or goes back, until a new one starts.
+		return r.afterFailure(ctx, p)
+	}
 	// The current stage gets this version's content; the copies of earlier versions stay while
 	// a later stage, or a cluster a rolling update has not reached, still deploys them.
 	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), owner(p), contents)
@@ -213,11 +217,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if err := r.handOverRetired(ctx, p, owned); err != nil {
 		return ctrl.Result{}, err
 	}
-	if failedVersion(p) != nil {
-		// The version failed: it stays where it is until a new one starts.
-		r.stopFailed(p)
-		return ctrl.Result{}, nil
-	}
 	state, err := r.provisioned(ctx, profile)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -231,8 +230,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 			return ctrl.Result{}, err
 		}
 		if msg != "" {
-			r.failStage(p, stage.Name, msg, now)
-			return ctrl.Result{}, nil
+			return r.failStage(p, idx, msg, now), nil
 		}
 	}
 	provisioned := state.done
@@ -368,6 +366,7 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 			consumeApproval(p, stage)
 		}
 		if d.Action == rollout.Complete {
+			recordKnownGood(p, frozen, now)
 			const msg = "every stage is deployed"
 			r.transition(p, corev1.EventTypeNormal, ReasonPromoted, msg)
 			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, ReasonPromoted, msg)
