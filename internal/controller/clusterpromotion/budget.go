@@ -81,7 +81,8 @@ func stageFailure(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, sta
 // good version.
 func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, idx int, msg string, now metav1.Time) ctrl.Result {
 	stage := p.Spec.Stages[idx].Name
-	if p.Spec.OnFailure == configv1beta1.OnFailureRollback && p.Status.LastKnownGood == nil {
+	if lkg := p.Status.LastKnownGood; p.Spec.OnFailure == configv1beta1.OnFailureRollback &&
+		(lkg == nil || bytes.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash)) {
 		msg += "; no version has gone through every stage yet: there is nothing to roll back to"
 	}
 	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: now}

@@ -224,7 +224,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if state.clusters != nil {
 		metrics.SetPromotionStageClusters(p.Name, stage.Name, state.clusters)
 	}
-	if stage.HasFailureBudget() {
+	if stage.HasFailureBudget() && !completed(p) {
+		// Once through every stage, the version is no longer being rolled out: Ready follows
+		// its clusters, as without a budget.
 		msg, err := stageFailure(stage, st, state, now)
 		if err != nil {
 			return ctrl.Result{}, err

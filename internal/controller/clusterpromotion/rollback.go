@@ -62,7 +62,7 @@ func knownGoodSpec(lkg *configv1beta1.KnownGoodVersion, selector libv1beta1.Sele
 // earlier ones in reverse. Without a last known good version there is nothing to go back to.
 func startRollback(p *configv1beta1.ClusterPromotion, idx int) bool {
 	lkg := p.Status.LastKnownGood
-	if p.Spec.OnFailure != configv1beta1.OnFailureRollback || lkg == nil {
+	if p.Spec.OnFailure != configv1beta1.OnFailureRollback || lkg == nil || slices.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash) {
 		return false
 	}
 	rb := &configv1beta1.RollbackStatus{ToProfileSpecHash: lkg.ProfileSpecHash}
