@@ -29,8 +29,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// ReasonStageFailed: a stage exceeded its failure budget or missed its progress deadline; the
-// promotion stops there until a new version starts.
+// ReasonStageFailed is the reason of a stage that exceeded its failure budget or missed its
+// progress deadline: the promotion stops there until a new version starts.
 const ReasonStageFailed = "StageFailed"
 
 // failedVersion is the failure of the version being rolled out, nil when it has not failed.
@@ -55,6 +55,22 @@ func setDeadline(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, now 
 		at := metav1.NewTime(start.Add(stage.ProgressDeadline.Duration))
 		st.ProgressDeadlineTime = &at
 	}
+}
+
+// checkBudget fails the version at stage idx when the stage has a failure budget and its
+// failures or deadline say so. Once through every stage, a version is no longer being rolled
+// out: Ready follows its clusters, as without a budget.
+func (r *Reconciler) checkBudget(p *configv1beta1.ClusterPromotion, idx int, st *configv1beta1.StageStatus, state stageState,
+	now metav1.Time) (failed bool, _ ctrl.Result, _ error) {
+	stage := &p.Spec.Stages[idx]
+	if !stage.HasFailureBudget() || completed(p) {
+		return false, ctrl.Result{}, nil
+	}
+	msg, err := stageFailure(stage, st, state, now)
+	if err != nil || msg == "" {
+		return false, ctrl.Result{}, err
+	}
+	return true, r.failStage(p, idx, msg, now), nil
 }
 
 // stageFailure says why the stage failed, or "" while it has not.
@@ -104,4 +120,12 @@ func (r *Reconciler) stopFailed(p *configv1beta1.ClusterPromotion) {
 	r.setStalled(p, ReasonStageFailed, msg)
 	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
 	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
+}
+
+// wakeAtDeadline makes a stage that waits look again when its progress deadline passes: it fails
+// then, unless done.
+func wakeAtDeadline(st *configv1beta1.StageStatus, d *rollout.GateDecision) {
+	if dl := st.ProgressDeadlineTime; dl != nil && d.Action == rollout.Wait && (d.RequeueAt.IsZero() || dl.Time.Before(d.RequeueAt)) {
+		d.RequeueAt = dl.Time
+	}
 }

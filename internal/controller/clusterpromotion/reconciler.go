@@ -161,30 +161,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	profileHash, stagesHash := hashes(p, contents)
 	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
 	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
-		// A freeze holds a new version back: the stages keep what they run.
-		hold, err := newVersionHeld(p, now.Time)
-		if err != nil {
-			return ctrl.Result{}, err
+		if started, res, err := r.startVersion(ctx, p, profileHash, stagesHash, now); !started || err != nil {
+			return res, err
 		}
-		if hold != nil {
-			return r.holdNewVersion(p, profileHash, hold, now), nil
-		}
-		// A new version starts again at the first stage; later stages keep the previous version
-		// until the rollout reaches them.
 		idx = 0
-		p.Status.Stages = []configv1beta1.StageStatus{{Name: p.Spec.Stages[0].Name, LastUpdateReconciledTime: &now}}
-		p.Status.CurrentStageName = p.Spec.Stages[0].Name
-		p.Status.LastPromotionTime = &now
-		p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
-		p.Status.Failure, p.Status.Rollback = nil, nil
-		consumeStandingApprovals(p)
-		msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
-		r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolloutStarted, msg)
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRolloutStarted, msg)
-		if err := r.retireRemovedStages(ctx, p); err != nil {
-			return ctrl.Result{}, err
-		}
 	}
 	stage := &p.Spec.Stages[idx]
 	st := stageStatus(p, stage.Name)
@@ -224,16 +204,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	if state.clusters != nil {
 		metrics.SetPromotionStageClusters(p.Name, stage.Name, state.clusters)
 	}
-	if stage.HasFailureBudget() && !completed(p) {
-		// Once through every stage, the version is no longer being rolled out: Ready follows
-		// its clusters, as without a budget.
-		msg, err := stageFailure(stage, st, state, now)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if msg != "" {
-			return r.failStage(p, idx, msg, now), nil
-		}
+	if failed, res, err := r.checkBudget(p, idx, st, state, now); failed || err != nil {
+		return res, err
 	}
 	provisioned := state.done
 	r.setStalled(p, ReasonDeploymentFailed, state.failed)
@@ -277,9 +249,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
 		return ctrl.Result{}, nil
 	}
-	if d := st.ProgressDeadlineTime; d != nil && !provisioned && decision.Action == rollout.Wait &&
-		(decision.RequeueAt.IsZero() || d.Time.Before(decision.RequeueAt)) {
-		decision.RequeueAt = d.Time // the stage fails then, unless done
+	if !provisioned {
+		wakeAtDeadline(st, &decision)
 	}
 	if decision.RestartSoak {
 		// The soak counts again from when the stage is provisioned again.
@@ -305,6 +276,30 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 		r.warnOnce(p, ReasonStageMatchesNoCluster, fmt.Sprintf("stage %s: %s", stage.Name, state.waitingOn))
 	}
 	return r.act(ctx, p, idx, decision, blocked, frozen, now)
+}
+
+// startVersion starts a new version at the first stage, unless a freeze holds it back: the
+// stages then keep what they run, and started is false.
+func (r *Reconciler) startVersion(ctx context.Context, p *configv1beta1.ClusterPromotion, profileHash, stagesHash []byte, now metav1.Time) (started bool, _ ctrl.Result, _ error) {
+	hold, err := newVersionHeld(p, now.Time)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if hold != nil {
+		return false, r.holdNewVersion(p, profileHash, hold, now), nil
+	}
+	// Later stages keep the previous version until the rollout reaches them.
+	p.Status.Stages = []configv1beta1.StageStatus{{Name: p.Spec.Stages[0].Name, LastUpdateReconciledTime: &now}}
+	p.Status.CurrentStageName = p.Spec.Stages[0].Name
+	p.Status.LastPromotionTime = &now
+	p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
+	p.Status.Failure, p.Status.Rollback = nil, nil
+	consumeStandingApprovals(p)
+	msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
+	r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
+	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolloutStarted, msg)
+	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRolloutStarted, msg)
+	return true, ctrl.Result{}, r.retireRemovedStages(ctx, p)
 }
 
 // setStalled sets the Stalled condition: True with reason and msg, or False when msg is empty.

@@ -22,10 +22,11 @@ import (
 	"slices"
 	"strconv"
 
-	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // initialize freezes what the run will do: the placement's apply strategy, the resource
