@@ -39,26 +39,45 @@ func List[T any, PT interface {
 	*T
 	client.Object
 }](ctx context.Context, informers cache.Informers, reader client.Reader, list client.ObjectList, selector labels.Selector) ([]PT, error) {
+	objs, err := Objects(ctx, informers, reader, PT(new(T)), list, "", selector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PT, 0, len(objs))
+	for _, o := range objs {
+		t, ok := o.(PT)
+		if !ok {
+			return nil, fmt.Errorf("listing %T: got a %T", list, o)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Objects is List for a kind known at run time, as obj's (a new object of the kind) and list's,
+// in namespace ("" for every namespace, or a cluster-scoped kind).
+func Objects(ctx context.Context, informers cache.Informers, reader client.Reader, obj client.Object, list client.ObjectList,
+	namespace string, selector labels.Selector) ([]client.Object, error) {
 	if selector == nil {
 		selector = labels.Everything()
 	}
 	if informers != nil {
-		if indexer, err := indexerOf(informers.GetInformer(ctx, PT(new(T)))); err != nil {
+		if indexer, err := indexerOf(informers.GetInformer(ctx, obj)); err != nil {
 			return nil, err
 		} else if indexer != nil {
-			return matching[PT](indexer.List(), selector)
+			return matching(indexer.List(), namespace, selector)
 		}
 	}
-	if err := reader.List(ctx, list, client.MatchingLabelsSelector{Selector: selector}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := reader.List(ctx, list, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: selector}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	items, err := meta.ExtractList(list)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PT, 0, len(items))
+	out := make([]client.Object, 0, len(items))
 	for _, item := range items {
-		o, ok := item.(PT)
+		o, ok := item.(client.Object)
 		if !ok {
 			return nil, fmt.Errorf("listing %T: got a %T", list, item)
 		}
@@ -79,14 +98,14 @@ func indexerOf(informer cache.Informer, err error) (toolscache.Indexer, error) {
 	return indexed.GetIndexer(), nil
 }
 
-func matching[T client.Object](items []any, selector labels.Selector) ([]T, error) {
-	out := make([]T, 0, len(items))
+func matching(items []any, namespace string, selector labels.Selector) ([]client.Object, error) {
+	out := make([]client.Object, 0, len(items))
 	for _, item := range items {
-		o, ok := item.(T)
+		o, ok := item.(client.Object)
 		if !ok {
-			return nil, fmt.Errorf("the cache holds a %T where a %T was expected", item, o)
+			return nil, fmt.Errorf("the cache holds a %T, not an object", item)
 		}
-		if selector.Empty() || selector.Matches(labels.Set(o.GetLabels())) {
+		if (namespace == "" || o.GetNamespace() == namespace) && (selector.Empty() || selector.Matches(labels.Set(o.GetLabels()))) {
 			out = append(out, o)
 		}
 	}

@@ -274,6 +274,8 @@ func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *place
 // bind points the binding at the run's snapshot and apply strategy, and records that the rollout
 // to its cluster started.
 func (r *Reconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+	// b may be the cache's own: it is written on a copy.
+	b = b.DeepCopyObject().(placementv1beta1.BindingObj)
 	// The binding controller writes the binding's status all the time: a conflict is retried on
 	// the binding as it is now, rather than ending the pass and the other clusters' starts with it.
 	for attempt := 0; ; attempt++ {

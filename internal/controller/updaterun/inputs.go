@@ -25,6 +25,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -113,12 +114,19 @@ func (in inputs) latestPolicyIndex(ctx context.Context, placement string) (strin
 
 // bindings lists the placement's bindings, by target cluster.
 func (in inputs) bindings(ctx context.Context, placement string) (map[string]placementv1beta1.BindingObj, error) {
-	list := in.family.NewBindingList()
-	if err := in.List(ctx, list, in.ofPlacement(placement)...); err != nil {
+	// A placement of thousands of clusters, on every pass: read in place, not copied. Whoever
+	// writes a binding copies it first (bind).
+	objs, err := inplace.Objects(ctx, in.informers, in.Client, in.family.NewBinding(), in.family.NewBindingList(), in.namespace,
+		labels.SelectorFromSet(labels.Set{placementv1beta1.PlacementTrackingLabel: placement}))
+	if err != nil {
 		return nil, err
 	}
-	out := map[string]placementv1beta1.BindingObj{}
-	for _, b := range list.BindingObjs() {
+	out := make(map[string]placementv1beta1.BindingObj, len(objs))
+	for _, o := range objs {
+		b, ok := o.(placementv1beta1.BindingObj)
+		if !ok {
+			return nil, fmt.Errorf("listing the bindings of %s: got a %T", placement, o)
+		}
 		out[b.BindingSpec().TargetCluster] = b
 	}
 	return out, nil
