@@ -72,7 +72,11 @@ const FailuresNamed = 5
 // budget allows, or the deadline passed before every cluster was deployed and healthy.
 func StageFailure(p StageProgress, now time.Time) string {
 	if p.FailingCount > p.MaxFailures {
-		return fmt.Sprintf("%d clusters fail, more than maxFailures allows (%d): %s", p.FailingCount, p.MaxFailures, names(p.Failing, p.FailingCount))
+		noun := "clusters fail"
+		if p.FailingCount == 1 {
+			noun = "cluster fails"
+		}
+		return fmt.Sprintf("%d %s, more than maxFailures allows (%d): %s", p.FailingCount, noun, p.MaxFailures, names(p.Failing, p.FailingCount))
 	}
 	if !p.Provisioned && !p.Deadline.IsZero() && !now.Before(p.Deadline) {
 		msg := fmt.Sprintf("the stage was not deployed and healthy by its progressDeadline (%s)", formatTime(p.Deadline))

@@ -87,7 +87,7 @@ func TestFailureBudget(t *testing.T) {
 	p.Spec.Stages[0].MaxFailures = &zero
 	p.Spec.Stages[1].ClusterSelector.MatchLabels = map[string]string{"env": "none"} // the check is dev's
 	cm := create(t, p, content(name+"-content", "v1"))
-	waitFor(t, p, stageFailed("dev", "stage dev failed: 1 clusters fail, more than maxFailures allows (0): dev/dev", `health check "dev-ready"`))
+	waitFor(t, p, stageFailed("dev", "stage dev failed: 1 cluster fails, more than maxFailures allows (0): dev/dev", `health check "dev-ready"`))
 
 	// Repaired, and a new version.
 	dev := kubernetes.NewForConfigOrDie(managed(t, "dev")).CoreV1().ConfigMaps("default")
