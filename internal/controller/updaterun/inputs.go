@@ -39,7 +39,7 @@ import (
 // clusters.
 type inputs struct {
 	client.Client
-	informers cache.Informers // the member clusters, read in place
+	informers cache.Informers // the member clusters and bindings, read in place
 	family    placementv1beta1.Family
 	namespace string
 }

@@ -60,7 +60,7 @@ type Reconciler struct {
 	MaxListedClusters int
 	// reader reads around the cache: see liveBinding.
 	reader client.Reader
-	// informers hold the member clusters, read in place; set up with the manager.
+	// informers hold the member clusters and bindings, read in place; set up with the manager.
 	informers cache.Informers
 }
 
