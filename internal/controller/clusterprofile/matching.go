@@ -87,17 +87,24 @@ func matchingClusters(ctx context.Context, c client.Reader, informers cache.Info
 
 // MatchingClusters returns every cluster the profile targets, sorted by namespace and name, as
 // the profile's controller finds them: what status.matchingClusters lists, however many there are.
-// The clusters are read from informers in place when it is not nil, else listed through c.
-func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) ([]corev1.ObjectReference, error) {
-	keys, _, err := matchingClusters(ctx, c, informers, profile)
+// Read in the same pass, unavailable says, by "namespace/name", why each paused or unreachable
+// cluster of the fleet cannot make progress now. The clusters are read from informers in place
+// when it is not nil, else listed through c.
+func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) (
+	refs []corev1.ObjectReference, unavailable map[string]string, _ error) {
+	keys, why, err := matchingClusters(ctx, c, informers, profile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	refs := make([]corev1.ObjectReference, 0, len(keys))
+	refs = make([]corev1.ObjectReference, 0, len(keys))
 	for _, k := range keys {
 		refs = append(refs, k.ref())
 	}
-	return refs, nil
+	unavailable = make(map[string]string, len(why))
+	for k, reason := range why {
+		unavailable[k.Namespace+"/"+k.Name] = reason
+	}
+	return refs, unavailable, nil
 }
 
 // ObservedMatching is how many clusters the profile matched when its controller last wrote its

@@ -156,7 +156,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	// (its status lists a few hundred at most). Until that controller has written a status for
 	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
 	// clusters the cache does not show yet would pass vacuously.
-	matching, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, profile)
+	matching, unavailable, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, profile)
 	if err != nil {
 		return stageState{}, err
 	}
@@ -167,14 +167,9 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		msg := fmt.Sprintf("ClusterProfile %s: %s", profile.Name, c.Message)
 		return stageState{waitingOn: msg, blocked: true, failed: msg}, nil
 	}
-	// A stage can span thousands of clusters: their summaries and registrations are read in
-	// place, not copied.
+	// A stage can span thousands of clusters: their summaries are read in place, not copied.
 	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
 		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile.Name}))
-	if err != nil {
-		return stageState{}, err
-	}
-	unavailable, err := r.unavailability(ctx)
 	if err != nil {
 		return stageState{}, err
 	}
@@ -229,21 +224,6 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		}
 	}
 	return st, nil
-}
-
-// unavailability says, by namespace/name, why each cluster that cannot be counted on now cannot.
-func (r *Reconciler) unavailability(ctx context.Context) (map[string]string, error) {
-	clusters, err := inplace.List[libv1beta1.SveltosCluster](ctx, r.informers, r.Client, &libv1beta1.SveltosClusterList{}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, cl := range clusters {
-		if why := cl.Unavailable(); why != "" {
-			out[cl.Namespace+"/"+cl.Name] = why
-		}
-	}
-	return out, nil
 }
 
 func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {
