@@ -136,24 +136,41 @@ func tasks(cfg []placementv1beta1.StageTask, approvalNameFmt, run, stage string)
 
 // resourceIndex resolves the run's resource snapshot index: the one it names, or the latest.
 func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName string) (int, error) {
-	indices, err := ru.inputs.snapshotIndices(ctx, ru.spec.PlacementName)
+	want := -1
+	if ru.spec.ResourceSnapshotIndex != "" {
+		i, err := strconv.Atoi(ru.spec.ResourceSnapshotIndex)
+		if err != nil || i < 0 {
+			return 0, abort(fmt.Sprintf("resourceSnapshotIndex %q is not a non-negative integer", ru.spec.ResourceSnapshotIndex))
+		}
+		want = i
+	}
+	indices, err := ru.inputs.snapshotIndices(ctx, ru.inputs, ru.spec.PlacementName)
 	if err != nil {
 		return 0, err
 	}
-	if ru.spec.ResourceSnapshotIndex == "" {
-		if len(indices) == 0 {
-			return 0, abort(placementName + " has no resource snapshot yet")
+	found := func(indices []int) bool {
+		return len(indices) > 0 && (want < 0 || slices.Contains(indices, want))
+	}
+	if !found(indices) && r.reader != nil {
+		// The snapshot may have been written just before the run, and the cache not have it yet.
+		live, err := ru.inputs.snapshotIndices(ctx, r.reader, ru.spec.PlacementName)
+		if err != nil {
+			return 0, err
 		}
+		if found(live) {
+			return 0, &waitError{"WaitingForCache", "the resource snapshots of " + placementName + " are not in the controller's cache yet"}
+		}
+		indices = live
+	}
+	switch {
+	case len(indices) == 0:
+		return 0, abort(placementName + " has no resource snapshot yet")
+	case want < 0:
 		return indices[len(indices)-1], nil
+	case !slices.Contains(indices, want):
+		return 0, abort(fmt.Sprintf("%s has no resource snapshot with index %d (it has: %s)", placementName, want, joinInts(indices)))
 	}
-	index, err := strconv.Atoi(ru.spec.ResourceSnapshotIndex)
-	if err != nil || index < 0 {
-		return 0, abort(fmt.Sprintf("resourceSnapshotIndex %q is not a non-negative integer", ru.spec.ResourceSnapshotIndex))
-	}
-	if !slices.Contains(indices, index) {
-		return 0, abort(fmt.Sprintf("%s has no resource snapshot with index %d (it has: %s)", placementName, index, joinInts(indices)))
-	}
-	return index, nil
+	return want, nil
 }
 
 // missing fails the run on an object its cache does not have, named name, unless the API server

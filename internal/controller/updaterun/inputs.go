@@ -78,10 +78,10 @@ func (in inputs) ofPlacement(placement string) []client.ListOption {
 }
 
 // snapshotIndices lists, in increasing order, the resource snapshot indices of the placement
-// that have a first ("master") snapshot.
-func (in inputs) snapshotIndices(ctx context.Context, placement string) ([]int, error) {
+// that have a first ("master") snapshot, as reader sees them (the cache, or the API server).
+func (in inputs) snapshotIndices(ctx context.Context, reader client.Reader, placement string) ([]int, error) {
 	list := in.family.NewResourceSnapshotList()
-	if err := in.List(ctx, list, in.ofPlacement(placement)...); err != nil {
+	if err := reader.List(ctx, list, in.ofPlacement(placement)...); err != nil {
 		return nil, err
 	}
 	var indices []int

@@ -21,6 +21,7 @@ package updaterun
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -220,4 +221,40 @@ func TestPlacementNotCachedYet(t *testing.T) {
 	if got := initialized(&Reconciler{Client: c, reader: c}); got == nil || got.Status != metav1.ConditionTrue {
 		t.Fatalf("Initialized %+v once the cache has the placement", got)
 	}
+}
+
+// TestSnapshotNotCachedYet: a run naming a snapshot index its cache does not show yet (written
+// by the placement a moment before), but the API server does, waits instead of failing.
+func TestSnapshotNotCachedYet(t *testing.T) {
+	c := testenv.Client(t)
+	fleet(t, c, "lagging-snapshots")
+	strategy(t, c, "lagging-snapshots", time.Hour)
+	create(t, c, newRun("lagging-snapshots", "lagging-snapshots", "lagging-snapshots", "1"))
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lagging-snapshots"}}
+	r := &Reconciler{Client: laggingSnapshots{Client: c}, reader: c}
+	if _, err := r.Reconcile(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	run := &placementv1beta1.ClusterStagedUpdateRun{}
+	if err := c.Get(t.Context(), req.NamespacedName, run); err != nil {
+		t.Fatal(err)
+	}
+	if got := meta.FindStatusCondition(run.Status.Conditions, "Initialized"); got == nil || got.Status != metav1.ConditionUnknown || got.Reason != "WaitingForCache" {
+		t.Fatalf("Initialized %+v, want Unknown WaitingForCache", got)
+	}
+}
+
+// laggingSnapshots has seen only the first resource snapshot of every placement.
+type laggingSnapshots struct{ client.Client }
+
+func (l laggingSnapshots) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := l.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if snaps, ok := list.(*placementv1beta1.ClusterResourceSnapshotList); ok {
+		snaps.Items = slices.DeleteFunc(snaps.Items, func(s placementv1beta1.ClusterResourceSnapshot) bool {
+			return s.Labels[placementv1beta1.ResourceIndexLabel] != "0"
+		})
+	}
+	return nil
 }
