@@ -66,6 +66,6 @@ It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-updat
 	goFlags := flag.NewFlagSet("log", flag.ExitOnError)
 	logOpts.BindFlags(goFlags)
 	root.PersistentFlags().AddGoFlagSet(goFlags)
-	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand())
+	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand(), newPlanCommand())
 	return root
 }

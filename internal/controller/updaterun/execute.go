@@ -51,7 +51,7 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
-	snapshot := snapshotName(ru.spec.PlacementName, index)
+	snapshot := SnapshotName(ru.spec.PlacementName, index)
 	for i := range ru.status.StagesStatus {
 		if stageSucceeded(&ru.status.StagesStatus[i]) {
 			continue

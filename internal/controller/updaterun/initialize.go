@@ -75,30 +75,12 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		return err
 	}
 
-	bindings, err := s.bindings(ctx, spec.PlacementName)
+	members, unscheduled, err := s.clusters(ctx, spec.PlacementName)
 	if err != nil {
 		return err
 	}
-	var selected, unscheduled []string
-	for cluster, b := range bindings {
-		if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled {
-			unscheduled = append(unscheduled, cluster)
-		} else {
-			selected = append(selected, cluster)
-		}
-	}
-	if len(selected) == 0 && len(unscheduled) == 0 {
+	if len(members) == 0 && len(unscheduled) == 0 {
 		return abort(placementName + " has not picked any cluster; check its policy and the MemberClusters")
-	}
-	slices.Sort(selected)
-	slices.Sort(unscheduled)
-	labels, err := s.members(ctx, selected)
-	if err != nil {
-		return err
-	}
-	members := make([]rollout.Member, 0, len(selected))
-	for _, name := range selected {
-		members = append(members, rollout.Member{Name: name, Labels: labels[name]})
 	}
 	plans, err := rollout.PlanStages(strategy.Stages, members)
 	if err != nil {
@@ -106,7 +88,7 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	}
 
 	ru.status.PolicySnapshotIndexUsed = policyIndex
-	ru.status.PolicyObservedClusterCount = int32(len(selected))
+	ru.status.PolicyObservedClusterCount = int32(len(members))
 	ru.status.ResourceSnapshotIndexUsed = strconv.Itoa(index)
 	ru.status.UpdateStrategySnapshot = strategy.DeepCopy()
 	ru.status.StagesStatus = nil

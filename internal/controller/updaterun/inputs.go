@@ -32,6 +32,7 @@ import (
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // inputs reads what a run works from: its placement, strategy, snapshots and bindings, all of
@@ -97,6 +98,17 @@ func (in inputs) snapshotIndices(ctx context.Context, reader client.Reader, plac
 	return indices, nil
 }
 
+// SnapshotIndices lists, in increasing order, the resource snapshot indices of the placement a
+// run may name.
+func SnapshotIndices(ctx context.Context, c client.Client, family placementv1beta1.Family, namespace, placement string) ([]int, error) {
+	return inputs{Client: c, family: family, namespace: namespace}.snapshotIndices(ctx, c, placement)
+}
+
+// SnapshotName is the name of the first resource snapshot of the placement's group index.
+func SnapshotName(placement string, index int) string {
+	return fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, placement, index)
+}
+
 // latestPolicyIndex returns the index of the placement's latest scheduling policy snapshot, ""
 // when there is none yet.
 func (in inputs) latestPolicyIndex(ctx context.Context, placement string) (string, error) {
@@ -130,6 +142,40 @@ func (in inputs) bindings(ctx context.Context, placement string) (map[string]pla
 		out[b.BindingSpec().TargetCluster] = b
 	}
 	return out, nil
+}
+
+// Clusters returns the clusters a run of the placement would update if it started now, with
+// their labels, sorted by name, and those it would remove the placement's resources from (its
+// unscheduled bindings), sorted.
+func Clusters(ctx context.Context, c client.Client, family placementv1beta1.Family, namespace, placement string) (
+	members []rollout.Member, unscheduled []string, err error) {
+	return inputs{Client: c, family: family, namespace: namespace}.clusters(ctx, placement)
+}
+
+func (in inputs) clusters(ctx context.Context, placement string) (members []rollout.Member, unscheduled []string, err error) {
+	bindings, err := in.bindings(ctx, placement)
+	if err != nil {
+		return nil, nil, err
+	}
+	var selected []string
+	for cluster, b := range bindings {
+		if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled {
+			unscheduled = append(unscheduled, cluster)
+		} else {
+			selected = append(selected, cluster)
+		}
+	}
+	slices.Sort(selected)
+	slices.Sort(unscheduled)
+	byName, err := in.members(ctx, selected)
+	if err != nil {
+		return nil, nil, err
+	}
+	members = make([]rollout.Member, 0, len(selected))
+	for _, name := range selected {
+		members = append(members, rollout.Member{Name: name, Labels: byName[name]})
+	}
+	return members, unscheduled, nil
 }
 
 // members returns the labels of the member clusters named in sorted, a sorted list. The maps
@@ -166,8 +212,4 @@ func joinInts(v []int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func snapshotName(placement string, index int) string {
-	return fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, placement, index)
 }
