@@ -184,6 +184,11 @@ type UpdateRunStatus struct {
 	// +optional
 	UpdateStrategySnapshot *UpdateStrategySpec `json:"stagedUpdateStrategySnapshot,omitempty"`
 
+	// RollbackRunName names the rollback run this run started when it failed, its strategy's
+	// onFailure being Rollback. A Stagecoach extension.
+	// +optional
+	RollbackRunName string `json:"rollbackRunName,omitempty"`
+
 	// StagesStatus holds one entry per strategy stage, in order. Empty until the run is initialized.
 	// +listType=atomic
 	// +optional

@@ -83,7 +83,23 @@ type UpdateStrategySpec struct {
 	// +listMapKey=name
 	// +required
 	Stages []StageConfig `json:"stages"`
+
+	// OnFailure is what a run does when one of its stages fails (see the stages' maxFailures and
+	// progressDeadline): Stop (the default) fails the run where it is, and the clusters keep
+	// what they run; Rollback fails it too and starts a rollback run, named "<run>-rollback", to
+	// the placement's previous resource snapshot index, through the same stages without their
+	// tasks (no wait, no approval). A rollback run that fails does not start another one. A
+	// Stagecoach extension.
+	// +kubebuilder:validation:Enum=Stop;Rollback
+	// +optional
+	OnFailure string `json:"onFailure,omitempty"`
 }
+
+// Values of UpdateStrategySpec.OnFailure.
+const (
+	OnFailureStop     = "Stop"
+	OnFailureRollback = "Rollback"
+)
 
 // StageConfig is one stage of a staged update strategy.
 type StageConfig struct {
@@ -115,6 +131,23 @@ type StageConfig struct {
 	// +kubebuilder:validation:XValidation:rule="self == null || type(self) != int || self >= 1",message="maxConcurrency must be at least 1: give a number of clusters (1, 2, ...) or a percentage from \"1%\" to \"100%\""
 	// +optional
 	MaxConcurrency *intstr.IntOrString `json:"maxConcurrency,omitempty"`
+
+	// MaxFailures is how many of the stage's clusters may fail (their binding reports that the
+	// resources could not be applied, or are not available) without failing the stage: a number,
+	// or a percentage of the stage's clusters, rounded down. The stage fails, and with it the run,
+	// when more fail. Without maxFailures and progressDeadline, a stage waits for failing
+	// clusters, as Kubefleet's does. A Stagecoach extension.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:Pattern="^(100|[1-9]?[0-9])%$"
+	// +kubebuilder:validation:XValidation:rule="type(self) != int || self >= 0",message="maxFailures must not be negative"
+	// +optional
+	MaxFailures *intstr.IntOrString `json:"maxFailures,omitempty"`
+
+	// ProgressDeadline is how long the stage's clusters have, from when the stage starts, to be
+	// updated and available; the stage fails, and with it the run, when they are not by then.
+	// The after-stage tasks are not counted. A Stagecoach extension.
+	// +optional
+	ProgressDeadline *metav1.Duration `json:"progressDeadline,omitempty"`
 
 	// AfterStageTasks must all complete, once every cluster of the stage is updated, before the
 	// next stage starts. At most one TimedWait and one Approval; they run at the same time.
@@ -165,3 +198,7 @@ type StageTask struct {
 	// +optional
 	WaitTime *metav1.Duration `json:"waitTime,omitempty"`
 }
+
+// RollbackOfAnnotation marks a rollback run with the name of the run whose failure started it.
+// A Stagecoach extension.
+const RollbackOfAnnotation = "stagecoach.dev/rollback-of"

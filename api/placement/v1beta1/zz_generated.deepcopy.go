@@ -1667,6 +1667,16 @@ func (in *StageConfig) DeepCopyInto(out *StageConfig) {
 		*out = new(intstr.IntOrString)
 		**out = **in
 	}
+	if in.MaxFailures != nil {
+		in, out := &in.MaxFailures, &out.MaxFailures
+		*out = new(intstr.IntOrString)
+		**out = **in
+	}
+	if in.ProgressDeadline != nil {
+		in, out := &in.ProgressDeadline, &out.ProgressDeadline
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.AfterStageTasks != nil {
 		in, out := &in.AfterStageTasks, &out.AfterStageTasks
 		*out = make([]StageTask, len(*in))

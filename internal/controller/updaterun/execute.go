@@ -115,11 +115,18 @@ func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
-	targets, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
+	targets, failing, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
 	if err != nil {
 		return false, err
 	}
 	wave := rollout.PlanWave(targets, limit)
+	why, err := stageFailure(ru, st, cfg, failing, wave.Done())
+	if err != nil {
+		return false, err
+	}
+	if why != "" {
+		return false, r.failStage(ctx, ru, st, why)
+	}
 	for _, name := range wave.Start {
 		if _, ok := bindings[name]; !ok {
 			return false, abort(fmt.Sprintf("cluster %s of stage %s has no binding to %s any more", name, st.StageName, ru.spec.PlacementName))
@@ -162,9 +169,16 @@ const concurrentStarts = 16
 
 // checkClusters marks the started clusters whose binding is available with the snapshot as
 // succeeded, and returns the state of every cluster not counted as succeeded, in update order,
-// for the wave planner. A started cluster whose binding another run has taken over ends the run.
-func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) ([]rollout.Target, error) {
-	targets := make([]rollout.Target, 0, len(st.Clusters)+len(st.UpdatingClusters)+len(st.NotStartedClusters))
+// for the wave planner, and the started clusters that fail, "name: reason". A started cluster
+// whose binding another run has taken over ends the run.
+func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj,
+	snapshot string) (targets []rollout.Target, failing []string, _ error) {
+	targets = make([]rollout.Target, 0, len(st.Clusters)+len(st.UpdatingClusters)+len(st.NotStartedClusters))
+	fails := func(name, why string) {
+		if why != "" {
+			failing = append(failing, name+": "+why)
+		}
+	}
 	for j := range st.Clusters {
 		c := &st.Clusters[j]
 		t := rollout.Target{Name: c.ClusterName}
@@ -173,10 +187,11 @@ func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1
 			t.State = rollout.Updated
 		case clusterStarted(c):
 			t.State = rollout.Updating
-			done, err := r.checkStarted(ctx, ru, st, c.ClusterName, func() *placementv1beta1.ClusterUpdatingStatus { return c }, bindings, snapshot)
+			done, why, err := r.checkStarted(ctx, ru, st, c.ClusterName, func() *placementv1beta1.ClusterUpdatingStatus { return c }, bindings, snapshot)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			fails(c.ClusterName, why)
 			if done {
 				ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingSucceededReason, "")
 				t.State = rollout.Updated
@@ -188,14 +203,15 @@ func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1
 	// are counted and no longer named.
 	var updating []string
 	for _, name := range st.UpdatingClusters {
-		done, err := r.checkStarted(ctx, ru, st, name, func() *placementv1beta1.ClusterUpdatingStatus {
+		done, why, err := r.checkStarted(ctx, ru, st, name, func() *placementv1beta1.ClusterUpdatingStatus {
 			c := listUpdating(st, name)
 			ru.setCluster(c, placementv1beta1.ClusterUpdatingConditionStarted, metav1.ConditionTrue, placementv1beta1.ClusterUpdatingStartedReason, "")
 			return c
 		}, bindings, snapshot)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		fails(name, why)
 		if !done {
 			updating = append(updating, name)
 			targets = append(targets, rollout.Target{Name: name, State: rollout.Updating})
@@ -205,14 +221,14 @@ func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1
 	for _, name := range st.NotStartedClusters {
 		targets = append(targets, rollout.Target{Name: name})
 	}
-	return targets, nil
+	return targets, failing, nil
 }
 
-// checkStarted reports whether a started cluster's binding is available with the snapshot. A
-// binding that another run has taken over fails the cluster (entry gives its status entry), the
-// stage and the run.
+// checkStarted reports whether a started cluster's binding is available with the snapshot, and
+// if not, why it fails, if it does. A binding that another run has taken over fails the cluster
+// (entry gives its status entry), the stage and the run.
 func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
-	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
+	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, string, error) {
 	b, ok := bindings[name]
 	if !isBoundTo(b, ok, snapshot) {
 		// The cache may not have the binding this run patched yet while it already has the
@@ -220,7 +236,7 @@ func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1b
 		// server can tell a lagging cache from another run's write.
 		live, err := r.liveBinding(ctx, b, ok)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		b, ok = live, live != nil
 	}
@@ -229,9 +245,12 @@ func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1b
 			name, ru.spec.PlacementName)
 		ru.setCluster(entry(), placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
-		return false, abort(msg)
+		return false, "", abort(msg)
 	}
-	return available(b, snapshot), nil
+	if available(b, snapshot) {
+		return true, "", nil
+	}
+	return false, failing(b, snapshot), nil
 }
 
 func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {
@@ -387,7 +406,7 @@ func (r *Reconciler) waiting(ru *run, msg string) {
 
 // stopStage lets the clusters already updating finish, then reports the run stopped.
 func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
-	targets, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
+	targets, _, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
 	if err != nil {
 		return stageResult{}, err
 	}

@@ -91,6 +91,10 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	ru.status.PolicyObservedClusterCount = int32(len(members))
 	ru.status.ResourceSnapshotIndexUsed = strconv.Itoa(index)
 	ru.status.UpdateStrategySnapshot = strategy.DeepCopy()
+	if _, ok := ru.GetAnnotations()[placementv1beta1.RollbackOfAnnotation]; ok {
+		asRollback(ru.status.UpdateStrategySnapshot)
+	}
+	strategy = ru.status.UpdateStrategySnapshot
 	ru.status.StagesStatus = nil
 	for i, plan := range plans {
 		cfg := strategy.Stages[i]

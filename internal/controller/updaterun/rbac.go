@@ -21,7 +21,7 @@ package updaterun
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterstagedupdateruns;stagedupdateruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterstagedupdateruns;stagedupdateruns,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterstagedupdateruns/status;stagedupdateruns/status,verbs=patch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterstagedupdateruns/finalizers;stagedupdateruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterapprovalrequests;approvalrequests,verbs=get;list;watch;create

@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package updaterun
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+)
+
+// stageFailure checks the stage's failure budget and progress deadline (maxFailures and
+// progressDeadline, extensions of the strategy's stage): why the stage failed, or "" while it has
+// not. failing lists the started clusters whose binding reports a failure, "name: reason"; done
+// says every cluster of the stage is updated. A stage with neither field never fails this way.
+func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig, failing []string, done bool) (string, error) {
+	if cfg.MaxFailures == nil && cfg.ProgressDeadline == nil {
+		return "", nil
+	}
+	budget, err := rollout.MaxFailures(cfg.MaxFailures, stageSize(st))
+	if err != nil {
+		return "", abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
+	}
+	p := rollout.StageProgress{Failing: failing, FailingCount: len(failing), MaxFailures: budget, Provisioned: done}
+	if cfg.ProgressDeadline != nil && st.StartTime != nil {
+		p.Deadline = st.StartTime.Add(cfg.ProgressDeadline.Duration)
+	}
+	return rollout.StageFailure(p, ru.now.Time), nil
+}
+
+// failing says why a binding bound to the snapshot fails, or "": its Applied or Available
+// condition is False for the snapshot at the binding's generation.
+func failing(b placementv1beta1.BindingObj, snapshot string) string {
+	if b.BindingStatus().ObservedResourceSnapshotName != snapshot {
+		return ""
+	}
+	for _, t := range []string{placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition} {
+		c := meta.FindStatusCondition(b.BindingStatus().Conditions, t)
+		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.GetGeneration() {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// failStage fails the stage and the run with why; with the strategy's onFailure Rollback, it
+// first starts the rollback run, unless this run is one.
+func (r *Reconciler) failStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, why string) error {
+	msg := fmt.Sprintf("stage %s failed: %s", st.StageName, why)
+	ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
+	if ru.status.UpdateStrategySnapshot.OnFailure != placementv1beta1.OnFailureRollback {
+		return abort(msg)
+	}
+	if of := ru.GetAnnotations()[placementv1beta1.RollbackOfAnnotation]; of != "" {
+		return abort(msg + "; this run rolls back " + of + ", and is not rolled back in turn")
+	}
+	name, index, err := r.startRollback(ctx, ru)
+	if err != nil {
+		return err // the stage fails again on the next pass, which retries
+	}
+	if name == "" {
+		return abort(msg + "; there is no earlier resource snapshot to roll back to")
+	}
+	ru.status.RollbackRunName = name
+	started := fmt.Sprintf("rolling back: started %s %s to resource snapshot index %d", r.Family.UpdateRunKind(), name, index)
+	r.event(ru, "Normal", "RollbackStarted", started)
+	return abort(msg + "; " + started)
+}
+
+// startRollback creates the run that puts the placement back on the latest resource snapshot
+// before the one this run rolls out, and returns its name and that index; "" when there is none.
+func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, error) {
+	indices, err := ru.inputs.snapshotIndices(ctx, ru.inputs, ru.spec.PlacementName)
+	if err != nil {
+		return "", 0, err
+	}
+	used, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
+	previous := -1
+	for _, i := range indices {
+		if i < used {
+			previous = i
+		}
+	}
+	if previous < 0 {
+		return "", 0, nil
+	}
+	rb := r.Family.NewUpdateRun()
+	rb.SetName(RollbackRunName(ru.GetName()))
+	rb.SetNamespace(ru.GetNamespace())
+	rb.SetAnnotations(map[string]string{placementv1beta1.RollbackOfAnnotation: ru.GetName()})
+	*rb.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{
+		PlacementName: ru.spec.PlacementName, StagedUpdateStrategyName: ru.spec.StagedUpdateStrategyName,
+		ResourceSnapshotIndex: strconv.Itoa(previous), State: placementv1beta1.StateRun,
+	}
+	if err := r.Create(ctx, rb); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", 0, fmt.Errorf("starting the rollback run: %w", err)
+	}
+	return rb.GetName(), previous, nil
+}
+
+// RollbackRunName is the name of the run that rolls back the named run: "<run>-rollback", the
+// run's name cut so that it stays a valid name.
+func RollbackRunName(run string) string {
+	const suffix, limit = "-rollback", 63
+	if len(run)+len(suffix) > limit {
+		run = run[:limit-len(suffix)]
+	}
+	return run + suffix
+}
+
+// asRollback strips a rollback run's copy of the strategy of what would hold the way back: its
+// tasks (no wait, no approval), and its failure budgets and deadlines.
+func asRollback(strategy *placementv1beta1.UpdateStrategySpec) {
+	for i := range strategy.Stages {
+		s := &strategy.Stages[i]
+		s.BeforeStageTasks, s.AfterStageTasks, s.MaxFailures, s.ProgressDeadline = nil, nil, nil, nil
+	}
+}
