@@ -93,6 +93,27 @@ type UpdateStrategySpec struct {
 	// +kubebuilder:validation:Enum=Stop;Rollback
 	// +optional
 	OnFailure string `json:"onFailure,omitempty"`
+
+	// DenyWindows are freeze windows: while any is open, no stage of a run following this
+	// strategy starts; a stage already started goes on. Runs read them from the strategy as it
+	// is now, not from the copy they took when they started, so that a freeze declared during a
+	// run applies to it. Each window opens at from and closes at to, two cron expressions
+	// ("0 18 * * 5" to "0 8 * * 1"), optionally with a CRON_TZ= prefix. A Stagecoach extension.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +optional
+	DenyWindows []TimeWindow `json:"denyWindows,omitempty"`
+}
+
+// TimeWindow is a time window between two cron expressions.
+type TimeWindow struct {
+	// From opens the window.
+	// +kubebuilder:validation:MinLength=1
+	From string `json:"from"`
+
+	// To closes the window.
+	// +kubebuilder:validation:MinLength=1
+	To string `json:"to"`
 }
 
 // Values of UpdateStrategySpec.OnFailure.

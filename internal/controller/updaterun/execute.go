@@ -90,6 +90,13 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 		return r.stopStage(ctx, ru, st, bindings, snapshot)
 	}
 	resumeWaits(ru, st)
+	if msg, wait, err := r.frozen(ctx, ru, st); err != nil || msg != "" {
+		if msg != "" {
+			ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingWaitingReason, msg)
+			r.waiting(ru, msg)
+		}
+		return stageResult{requeue: wait}, err
+	}
 	for j := range st.BeforeStageTaskStatus {
 		task := &st.BeforeStageTaskStatus[j]
 		approved, err := r.approved(ctx, ru, st.StageName, placementv1beta1.BeforeStageTaskLabelValue, task)

@@ -189,8 +189,8 @@ func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
 }
 
 // SetupWithManager registers the reconciler. It runs on changes of its runs, of their approval
-// requests (an approval moves the run on at once) and of the bindings of their placements (a
-// cluster that becomes available frees its slot at once).
+// requests (an approval moves the run on at once), of the bindings of their placements (a
+// cluster that becomes available frees its slot at once) and of their strategies (deny windows).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.reader = mgr.GetAPIReader()
 	r.informers = mgr.GetCache()
@@ -198,6 +198,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(r.Family.NewUpdateRun()).
 		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
 		Watches(r.Family.NewBinding(), enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.runsOfBinding), enqueue.FleetPace)).
+		Watches(r.Family.NewUpdateStrategy(), handler.EnqueueRequestsFromMapFunc(r.runsOfStrategy)).
 		Named(strings.ToLower(r.Family.UpdateRunKind())).
 		Complete(r)
 }
@@ -220,13 +221,26 @@ func (r *Reconciler) runsOfBinding(ctx context.Context, obj client.Object) []rec
 	if placement == "" {
 		return nil
 	}
+	return r.unfinishedRuns(ctx, obj.GetNamespace(), func(spec *placementv1beta1.UpdateRunSpec) bool { return spec.PlacementName == placement })
+}
+
+// runsOfStrategy maps a strategy to the unfinished runs that follow it: its deny windows apply
+// to them as they change.
+func (r *Reconciler) runsOfStrategy(ctx context.Context, obj client.Object) []reconcile.Request {
+	return r.unfinishedRuns(ctx, obj.GetNamespace(), func(spec *placementv1beta1.UpdateRunSpec) bool {
+		return spec.StagedUpdateStrategyName == obj.GetName()
+	})
+}
+
+// unfinishedRuns lists the runs in namespace that have not finished and whose spec matches.
+func (r *Reconciler) unfinishedRuns(ctx context.Context, namespace string, match func(*placementv1beta1.UpdateRunSpec) bool) []reconcile.Request {
 	list := r.Family.NewUpdateRunList()
-	if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
 	for _, o := range list.UpdateRunObjs() {
-		if o.UpdateRunSpec().PlacementName == placement &&
+		if match(o.UpdateRunSpec()) &&
 			meta.FindStatusCondition(o.UpdateRunStatus().Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) == nil {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
 		}
