@@ -94,11 +94,16 @@ func boundStatuses(statuses []placementv1beta1.PerClusterPlacementStatus, max in
 // listingNote says, in the conditions, that placementStatuses is cut and where every cluster is
 // to be found.
 func (r *kindReconciler) listingNote(p placementv1beta1.PlacementObj, total int) string {
+	return fmt.Sprintf("; placementStatuses lists %d of %d clusters, those that need attention first (clusterCounts counts them all); %s",
+		r.maxListedClusters(), total, r.bindingsHint(p))
+}
+
+// bindingsHint says how to list every binding of the placement.
+func (r *kindReconciler) bindingsHint(p placementv1beta1.PlacementObj) string {
 	ns := ""
 	if p.GetNamespace() != "" {
 		ns = " -n " + p.GetNamespace()
 	}
-	return fmt.Sprintf("; placementStatuses lists %d of %d clusters, those that need attention first (clusterCounts counts them all); "+
-		"every cluster's binding: kubectl get %ss%s -l %s=%s", r.maxListedClusters(), total, strings.ToLower(r.family.BindingKind()), ns,
+	return fmt.Sprintf("every cluster's binding: kubectl get %ss%s -l %s=%s", strings.ToLower(r.family.BindingKind()), ns,
 		placementv1beta1.PlacementTrackingLabel, p.GetName())
 }

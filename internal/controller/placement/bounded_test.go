@@ -118,3 +118,29 @@ func TestStatusSizeAt20000Clusters(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyDecisionsAt20000Clusters: the policy snapshot of a placement that picks 20,000
+// clusters lists few of them, in a status far below the API server's request limit; one that
+// picks fewer than the bound lists them all.
+func TestPolicyDecisionsAt20000Clusters(t *testing.T) {
+	var picked, unpicked []placementv1beta1.ClusterDecision
+	for i := range 20000 {
+		picked = append(picked, placementv1beta1.ClusterDecision{ClusterName: fmt.Sprintf("member-cluster-%05d", i), Selected: true,
+			Reason: "picked by scheduling policy"})
+	}
+	for i := range 50 {
+		unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: fmt.Sprintf("other-%d", i), Reason: "does not match"})
+	}
+	decisions, cut := policyDecisions(picked, unpicked, DefaultMaxListedClusters)
+	data, err := json.Marshal(placementv1beta1.SchedulingPolicySnapshotStatus{ClusterDecisions: decisions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("policy snapshot status of %d bytes, %d decisions", len(data), len(decisions))
+	if !cut || len(decisions) != DefaultMaxListedClusters+maxUnpickedDecisions || len(data) > 200_000 {
+		t.Errorf("%d decisions (cut %v), %d bytes", len(decisions), cut, len(data))
+	}
+	if d, cut := policyDecisions(picked[:3], unpicked[:2], DefaultMaxListedClusters); cut || len(d) != 5 {
+		t.Errorf("3 picked, 2 not: %d decisions, cut %v", len(d), cut)
+	}
+}

@@ -44,6 +44,14 @@ const (
 	maxUnpickedDecisions = 20
 )
 
+// policyDecisions lists the decisions a policy snapshot's status holds: the picked clusters, at
+// most maxPicked of them (cut reports it), then at most maxUnpickedDecisions of the others.
+func policyDecisions(picked, unpicked []placementv1beta1.ClusterDecision, maxPicked int) (decisions []placementv1beta1.ClusterDecision, cut bool) {
+	decisions = slices.Clone(picked[:min(len(picked), maxPicked)])
+	decisions = append(decisions, unpicked[:min(len(unpicked), maxUnpickedDecisions)]...)
+	return decisions, len(picked) > maxPicked
+}
+
 // policyHash is the hex SHA-256 of the JSON of policy without numberOfClusters: scaling a PickN
 // placement up or down is the same policy, with another count.
 func policyHash(policy *placementv1beta1.PlacementPolicy) (string, error) {
@@ -182,18 +190,23 @@ func annotationsMatch(have, want map[string]string) bool {
 	return hasN == wantN
 }
 
-// writePolicyStatus records the scheduling decisions in the latest policy snapshot's status.
+// writePolicyStatus records the scheduling decisions in the latest policy snapshot's status. A
+// placement on thousands of clusters lists only some of them (see policyDecisions): the snapshot
+// must stay well below the API server's object size limit, and each binding carries its own.
 func (r *kindReconciler) writePolicyStatus(ctx context.Context, ps *pass) error {
 	s := ps.policy
 	return patch.ChangeStatus(ctx, r.client, s, func() {
 		s.PolicySnapshotStatus().ObservedCRPGeneration = ps.p.GetGeneration()
-		decisions := slices.Clone(ps.schedule.Picked)
-		decisions = append(decisions, ps.schedule.Unpicked[:min(len(ps.schedule.Unpicked), maxUnpickedDecisions)]...)
+		decisions, cut := policyDecisions(ps.schedule.Picked, ps.schedule.Unpicked, r.maxListedClusters())
 		s.PolicySnapshotStatus().ClusterDecisions = decisions
+		msg := ps.schedule.Message
+		if cut {
+			msg += fmt.Sprintf("; clusterDecisions lists %d of the %d picked clusters; %s", r.maxListedClusters(), len(ps.schedule.Picked), r.bindingsHint(ps.p))
+		}
 		status, reason := metav1.ConditionTrue, policyFulfilledReason
 		if !ps.schedule.Satisfied {
 			status, reason = metav1.ConditionFalse, policyUnfulfilledReason
 		}
-		patch.SetCondition(&s.PolicySnapshotStatus().Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, ps.schedule.Message)
+		patch.SetCondition(&s.PolicySnapshotStatus().Conditions, s.GetGeneration(), policyScheduledCondition, status, reason, msg)
 	})
 }
