@@ -133,14 +133,18 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	for _, c := range b.dead {
 		c.SetDown(fleetsim.Hang)
 	}
-	if err := b.promote(ctx, res); err != nil {
-		return nil, err
+	if b.opts.promotion {
+		if err := b.promote(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.updateRun(ctx, res); err != nil {
 		return nil, err
 	}
-	if err := b.upgradeThroughRestart(ctx, res); err != nil {
-		return nil, err
+	if b.opts.promotion {
+		if err := b.upgradeThroughRestart(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	if b.opts.profile {
 		b.profile(ctx, "heap", "heap.pprof")

@@ -51,6 +51,7 @@ type options struct {
 	profile        bool
 	keep           bool
 	rollouts       bool
+	promotion      bool
 	controllerArgs stringList
 	// memoryLimit, in bytes, is the controller's memory limit as a container's would be; 0 is
 	// none.
@@ -103,6 +104,7 @@ func main() {
 	flag.DurationVar(&opts.timeout, "timeout", 2*time.Hour, "give up after this long")
 	flag.BoolVar(&opts.profile, "profile", false, "take CPU profiles of the controller during the rollouts and a heap profile after them, into -dir")
 	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
+	flag.BoolVar(&opts.promotion, "promotion", true, "run the promotion and the upgrade through a restart; false runs the update run alone")
 	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
 	memoryLimit := flag.String("memory-limit", "", "the controller's memory limit (such as 1Gi), as a container's: its heap limit (GOMEMLIMIT) is set to 90% of it, as the controller sets it under a container's limit")
