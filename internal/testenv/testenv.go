@@ -129,6 +129,9 @@ func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(),
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
 		NewCache:               newSecretGuardedCache,
+		// Controller names are unique per process unless skipped: a test may run the
+		// controller command itself beside this manager.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err == nil {
 		err = setup(mgr)
