@@ -17,6 +17,7 @@ limitations under the License.
 package plan
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -74,8 +75,8 @@ func (p *Planner) changes(ctx context.Context, clusters []string, preview func(c
 	out := make(map[string]Change, len(clusters))
 	var mu sync.Mutex
 	g := errgroup.Group{}
-	g.SetLimit(orDefault(p.Concurrency, 8))
-	timeout := time.Duration(orDefault(int(p.Timeout), int(30*time.Second)))
+	g.SetLimit(cmp.Or(p.Concurrency, 8))
+	timeout := cmp.Or(p.Timeout, 30*time.Second)
 	for _, cluster := range clusters {
 		g.Go(func() error {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -96,14 +97,6 @@ func (p *Planner) changes(ctx context.Context, clusters []string, preview func(c
 	}
 	_ = g.Wait()
 	return out
-}
-
-// orDefault is v, or def when v is not positive.
-func orDefault(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
 }
 
 func summaryChange(pv clustersummary.Preview) Change {
