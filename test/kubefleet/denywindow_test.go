@@ -46,10 +46,7 @@ func TestDenyWindowHoldsRun(t *testing.T) {
 	strategy := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "dw-strategy"}}
 	strategy.Spec.DenyWindows = []placementv1beta1.TimeWindow{{From: daily(now.Add(-time.Minute)), To: daily(now.Add(time.Hour))}}
 	strategy.Spec.Stages = []placementv1beta1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}, MaxConcurrency: ptr(intstr.FromString("100%"))}}
-	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "dw-placement"}}
-	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: "dw-ns"}}
-	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
-	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	crp := externalPlacement("dw-placement", "dw-ns")
 	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "dw-run"}}
 	run.Spec.PlacementName, run.Spec.StagedUpdateStrategyName = "dw-placement", "dw-strategy"
 	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dw-ns"}}, strategy, crp}

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
@@ -187,4 +188,13 @@ func watchValues(t *testing.T, ns, name string) (stop func() []string) {
 		}
 	}()
 	return func() []string { cancel(); return <-done }
+}
+
+// externalPlacement places the Namespace ns on every member, its rollouts driven by update runs.
+func externalPlacement(name, ns string) *placementv1beta1.ClusterResourcePlacement {
+	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: ns}}
+	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
+	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	return crp
 }

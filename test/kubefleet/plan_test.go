@@ -47,10 +47,7 @@ func TestPlanUpdateRun(t *testing.T) {
 		{Name: "staging", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"environment": "staging"}}},
 		{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"environment": "canary"}}, SortingLabelKey: ptr("order")},
 	}
-	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "plan-placement"}}
-	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: "plan-ns"}}
-	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
-	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	crp := externalPlacement("plan-placement", "plan-ns")
 	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plan-ns"}}, cm, strategy, crp} {
 		if err := c.Create(t.Context(), obj); err != nil {
 			t.Fatal(err)

@@ -52,10 +52,7 @@ func TestRollbackRun(t *testing.T) {
 		{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"environment": "canary"}}, SortingLabelKey: ptr("order"),
 			MaxFailures: &zero},
 	}
-	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "rb-placement"}}
-	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: "rb-ns"}}
-	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
-	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	crp := externalPlacement("rb-placement", "rb-ns")
 	crp.Spec.Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverTypeNever}
 	for _, obj := range []client.Object{ns, cm, strategy, crp} {
 		if err := c.Create(t.Context(), obj); err != nil {
