@@ -37,8 +37,8 @@ import (
 
 // TestRollbackRun: a run whose canary stage fails (member3 holds an object the placement may not
 // take over) fails, and its strategy's onFailure: Rollback starts a run back to the previous
-// snapshot, without waits, which takes the new object off member2, the staging cluster that had
-// received it; what member3 held stays as it was.
+// snapshot, stage by stage in reverse and without waits, which takes the new object off member2,
+// the staging cluster that had received it; what member3 held stays as it was.
 func TestRollbackRun(t *testing.T) {
 	c := testenv.Client(t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rb-ns"}}
@@ -133,6 +133,14 @@ func TestRollbackRun(t *testing.T) {
 	rollback := runSucceeded(t, "rb-run-2-rollback")
 	if rollback.Annotations[placementv1beta1.RollbackOfAnnotation] != "rb-run-2" || rollback.Status.ResourceSnapshotIndexUsed != "0" {
 		t.Errorf("rollback run %v, index %s", rollback.Annotations, rollback.Status.ResourceSnapshotIndexUsed)
+	}
+	// It goes back through the stages in reverse: canary, which received the change last, first.
+	var order []string
+	for _, st := range rollback.Status.StagesStatus {
+		order = append(order, st.StageName)
+	}
+	if strings.Join(order, ",") != "canary,staging" {
+		t.Errorf("the rollback run's stages are %v, want canary then staging", order)
 	}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if _, err := member(t, "member2").CoreV1().ConfigMaps("rb-ns").Get(ctx, "rb-extra", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

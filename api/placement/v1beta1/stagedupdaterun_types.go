@@ -237,11 +237,17 @@ type StageUpdatingStatus struct {
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
 
-	// StoppedTime is when the run was stopped while the stage waited on its after-stage tasks.
-	// When the run resumes, the waits go on from where they stopped: the time stopped does not
-	// count. A Stagecoach extension.
+	// StoppedTime is when the run was stopped while the stage was under way. When the run
+	// resumes, the stage's after-stage waits and its progress deadline go on from where they
+	// stopped: the time stopped does not count. A Stagecoach extension.
 	// +optional
 	StoppedTime *metav1.Time `json:"stoppedTime,omitempty"`
+
+	// ProgressDeadlineTime is when the stage fails unless every one of its clusters is updated
+	// by then: when it started plus the strategy's progressDeadline, moved on by the time the
+	// run was stopped. Set only for a stage with a progressDeadline. A Stagecoach extension.
+	// +optional
+	ProgressDeadlineTime *metav1.Time `json:"progressDeadlineTime,omitempty"`
 
 	// Conditions are Progressing and Succeeded. Empty until the stage starts.
 	// +listType=map

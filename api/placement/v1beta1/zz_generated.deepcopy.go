@@ -1781,6 +1781,10 @@ func (in *StageUpdatingStatus) DeepCopyInto(out *StageUpdatingStatus) {
 		in, out := &in.StoppedTime, &out.StoppedTime
 		*out = (*in).DeepCopy()
 	}
+	if in.ProgressDeadlineTime != nil {
+		in, out := &in.ProgressDeadlineTime, &out.ProgressDeadlineTime
+		*out = (*in).DeepCopy()
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -383,14 +383,19 @@ func (r *Reconciler) afterStage(ctx context.Context, ru *run, st *placementv1bet
 	return stageResult{done: true}, nil
 }
 
-// resumeWaits moves the start of the stage's after-stage waits on by the time the run was
-// stopped during them, so that the wait served before the stop counts and the stop does not.
+// resumeWaits moves the start of the stage's after-stage waits, and its progress deadline, on by
+// the time the run was stopped, so that the time served before the stop counts and the stop does
+// not.
 func resumeWaits(ru *run, st *placementv1beta1.StageUpdatingStatus) {
 	if st.StoppedTime == nil {
 		return
 	}
 	if c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing)); c != nil && c.Status == metav1.ConditionFalse {
 		c.LastTransitionTime = metav1.NewTime(rollout.ResumeClock(c.LastTransitionTime.Time, st.StoppedTime.Time, ru.now.Time))
+	}
+	if dl := st.ProgressDeadlineTime; dl != nil {
+		moved := metav1.NewTime(rollout.ResumeClock(dl.Time, st.StoppedTime.Time, ru.now.Time))
+		st.ProgressDeadlineTime = &moved
 	}
 	st.StoppedTime = nil
 }
@@ -423,9 +428,8 @@ func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta
 			inFlight = append(inFlight, t.Name)
 		}
 	}
-	if len(inFlight) == 0 && len(st.AfterStageTaskStatus) > 0 && st.StoppedTime == nil &&
-		!slices.ContainsFunc(targets, func(t rollout.Target) bool { return t.State != rollout.Updated }) {
-		// The stage waits on its tasks: their waits stop counting here.
+	if len(inFlight) == 0 && st.StartTime != nil && st.StoppedTime == nil {
+		// The stage is under way: its waits and deadline stop counting here.
 		st.StoppedTime = &ru.now
 	}
 	if len(inFlight) > 0 {

@@ -19,6 +19,7 @@ package updaterun
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,7 +32,8 @@ import (
 
 // stageFailure checks the stage's failure budget and progress deadline (maxFailures and
 // progressDeadline, extensions of the strategy's stage): why the stage failed, or "" while it has
-// not. failing lists the started clusters whose binding reports a failure, "name: reason"; done
+// not. The deadline is recorded in the stage's status when the stage has started, so that a stop
+// can move it on. failing lists the started clusters whose binding reports a failure, "name: reason"; done
 // says every cluster of the stage is updated. A stage with neither field never fails this way.
 func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig, failing []string, done bool) (string, error) {
 	if cfg.MaxFailures == nil && cfg.ProgressDeadline == nil {
@@ -43,7 +45,11 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 	}
 	p := rollout.StageProgress{Failing: failing, FailingCount: len(failing), MaxFailures: budget, Provisioned: done}
 	if cfg.ProgressDeadline != nil && st.StartTime != nil {
-		p.Deadline = st.StartTime.Add(cfg.ProgressDeadline.Duration)
+		if st.ProgressDeadlineTime == nil {
+			at := metav1.NewTime(st.StartTime.Add(cfg.ProgressDeadline.Duration))
+			st.ProgressDeadlineTime = &at
+		}
+		p.Deadline = st.ProgressDeadlineTime.Time
 	}
 	return rollout.StageFailure(p, ru.now.Time), nil
 }
@@ -128,9 +134,11 @@ func RollbackRunName(run string) string {
 	return run + suffix
 }
 
-// asRollback strips a rollback run's copy of the strategy of what would hold the way back: its
-// tasks (no wait, no approval), and its failure budgets and deadlines.
+// asRollback turns a rollback run's copy of the strategy around: its stages in reverse, so that
+// the clusters that received the failing change last are the first to lose it, and stripped of
+// what would hold the way back: their tasks (no wait, no approval), failure budgets and deadlines.
 func asRollback(strategy *placementv1beta1.UpdateStrategySpec) {
+	slices.Reverse(strategy.Stages)
 	for i := range strategy.Stages {
 		s := &strategy.Stages[i]
 		s.BeforeStageTasks, s.AfterStageTasks, s.MaxFailures, s.ProgressDeadline = nil, nil, nil, nil

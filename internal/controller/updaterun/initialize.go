@@ -82,6 +82,10 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	if len(members) == 0 && len(unscheduled) == 0 {
 		return abort(placementName + " has not picked any cluster; check its policy and the MemberClusters")
 	}
+	strategy = strategy.DeepCopy()
+	if _, ok := ru.GetAnnotations()[placementv1beta1.RollbackOfAnnotation]; ok {
+		asRollback(strategy)
+	}
 	plans, err := rollout.PlanStages(strategy.Stages, members)
 	if err != nil {
 		return abort(err.Error())
@@ -90,11 +94,7 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 	ru.status.PolicySnapshotIndexUsed = policyIndex
 	ru.status.PolicyObservedClusterCount = int32(len(members))
 	ru.status.ResourceSnapshotIndexUsed = strconv.Itoa(index)
-	ru.status.UpdateStrategySnapshot = strategy.DeepCopy()
-	if _, ok := ru.GetAnnotations()[placementv1beta1.RollbackOfAnnotation]; ok {
-		asRollback(ru.status.UpdateStrategySnapshot)
-	}
-	strategy = ru.status.UpdateStrategySnapshot
+	ru.status.UpdateStrategySnapshot = strategy
 	ru.status.StagesStatus = nil
 	for i, plan := range plans {
 		cfg := strategy.Stages[i]
