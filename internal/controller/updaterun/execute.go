@@ -257,7 +257,7 @@ func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1b
 	if available(b, snapshot) {
 		return true, "", nil
 	}
-	return false, failing(b, snapshot), nil
+	return false, BindingFailure(b, snapshot), nil
 }
 
 func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {

@@ -54,9 +54,9 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 	return rollout.StageFailure(p, ru.now.Time), nil
 }
 
-// failing says why a binding bound to the snapshot fails, or "": its Applied or Available
+// BindingFailure says why a binding bound to the snapshot fails, or "": its Applied or Available
 // condition is False for the snapshot at the binding's generation.
-func failing(b placementv1beta1.BindingObj, snapshot string) string {
+func BindingFailure(b placementv1beta1.BindingObj, snapshot string) string {
 	if b.BindingStatus().ObservedResourceSnapshotName != snapshot {
 		return ""
 	}

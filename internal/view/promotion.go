@@ -1,0 +1,330 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package view
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+)
+
+// Options bound what a description lists.
+type Options struct {
+	// MaxClusters is how many clusters a stage lists at most; 0 lists them all.
+	MaxClusters int
+}
+
+// PromotionState is where a ClusterPromotion stands, and why, from its status alone.
+func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
+	ready := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionReadyCondition)
+	msg := ""
+	if ready != nil {
+		msg = ready.Message
+	}
+	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionSuspendedCondition); c != nil && c.Status == metav1.ConditionTrue {
+		return Suspended, c.Message
+	}
+	progressing := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
+	switch {
+	case p.Status.Rollback != nil && failed(p) != nil:
+		if int(p.Status.Rollback.Done) >= len(p.Status.Rollback.Stages) {
+			return RolledBack, msg
+		}
+		return RollingBack, msg
+	case failed(p) != nil:
+		return Failed, msg
+	case progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == clusterpromotion.ReasonPromoted:
+		if ready != nil && ready.Status == metav1.ConditionTrue {
+			return Succeeded, msg
+		}
+		return Waiting, msg // through every stage, but a cluster has regressed since
+	case progressing != nil && progressing.Status == metav1.ConditionTrue:
+		return Progressing, msg
+	case progressing == nil:
+		return Pending, msg
+	}
+	return Waiting, msg
+}
+
+// failed is the failure of the version being rolled out, nil when it has not failed.
+func failed(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
+	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
+		return f
+	}
+	return nil
+}
+
+// Promotion describes the ClusterPromotion name: its state, then each stage with its clusters,
+// read from the stage's ClusterProfile and its ClusterSummaries.
+func Promotion(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
+	p := &configv1beta1.ClusterPromotion{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
+		return nil, notFound(err, "ClusterPromotion", "", name)
+	}
+	r := &Rollout{Kind: "ClusterPromotion", Name: p.Name}
+	r.State, r.Message = PromotionState(p)
+	if h := p.Status.ProfileSpecHash; len(h) > 0 {
+		r.Version = fmt.Sprintf("%x", h[:min(4, len(h))])
+	}
+	current := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	for i, s := range p.Spec.Stages {
+		st := promotionStage(p, i, current, r.State)
+		profile := &configv1beta1.ClusterProfile{}
+		err := c.Get(ctx, client.ObjectKey{Name: p.StageProfileName(s.Name)}, profile)
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, err
+		default:
+			if st.Clusters, err = profileClusters(ctx, c, profile); err != nil {
+				return nil, err
+			}
+		}
+		if st.State == Pending {
+			// What a stage not reached yet runs is an earlier version, healthy or not.
+			for j := range st.Clusters {
+				if st.Clusters[j].State == Succeeded {
+					st.Clusters[j].State = Pending
+				}
+			}
+		}
+		st.finish(opts.MaxClusters)
+		r.Stages = append(r.Stages, st)
+	}
+	return r, nil
+}
+
+// promotionStage is stage i of the promotion, without its clusters; current is the index of the
+// stage the promotion is at, and state the promotion's.
+func promotionStage(p *configv1beta1.ClusterPromotion, i, current int, state State) Stage {
+	name := p.Spec.Stages[i].Name
+	st := Stage{Name: name, State: Pending}
+	f := failed(p)
+	if rb := p.Status.Rollback; rb != nil && f != nil {
+		if j := slices.Index(rb.Stages, name); j >= 0 {
+			switch {
+			case j < int(rb.Done):
+				st.State = RolledBack
+			case j == int(rb.Done):
+				st.State, st.WaitingFor = RollingBack, "rolling back to the last known good version"
+			default:
+				st.State, st.WaitingFor = Waiting, "rolls back after "+rb.Stages[j-1]
+			}
+			if name == f.Stage {
+				st.WaitingFor = strings.TrimPrefix(st.WaitingFor+"; ", "; ") + "failed: " + f.Message
+			}
+			return st
+		}
+	}
+	status := stageStatus(p, name)
+	switch {
+	case f != nil && name == f.Stage:
+		st.State, st.WaitingFor = Failed, f.Message
+	case i < current || (i == current && state == Succeeded):
+		st.State = Succeeded
+	case i == current:
+		st.State = state
+		if state == Failed || state == RolledBack || state == RollingBack {
+			st.State = Succeeded // the failure is another stage's
+		}
+		st.WaitingFor = waitingFor(p, status)
+	}
+	return st
+}
+
+// waitingFor puts in words what the current stage waits for: the stage's own description, what
+// blocks it, when the next stage may start and when the stage's deadline passes.
+func waitingFor(p *configv1beta1.ClusterPromotion, st *configv1beta1.StageStatus) string {
+	var parts []string
+	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionSuspendedCondition); c != nil && c.Status == metav1.ConditionTrue {
+		parts = append(parts, c.Message)
+	}
+	if st != nil {
+		if st.CurrentStatusDescription != nil && *st.CurrentStatusDescription != "" {
+			parts = append(parts, *st.CurrentStatusDescription)
+		}
+		if st.FailureMessage != nil && *st.FailureMessage != "" {
+			parts = append(parts, *st.FailureMessage)
+		}
+		if st.ProgressDeadlineTime != nil {
+			parts = append(parts, "deadline "+st.ProgressDeadlineTime.UTC().Format(time.RFC3339))
+		}
+	}
+	if w := p.Status.BlockingWindow; w != nil {
+		parts = append(parts, fmt.Sprintf("%s window from %q to %q", strings.ToLower(w.Kind), w.From, w.To))
+	}
+	if t := p.Status.NextPromotionTime; t != nil {
+		parts = append(parts, "next stage may start at "+t.UTC().Format(time.RFC3339))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.StageStatus {
+	for i := range p.Status.Stages {
+		if p.Status.Stages[i].Name == name {
+			return &p.Status.Stages[i]
+		}
+	}
+	return nil
+}
+
+// Profile describes a ClusterProfile on its own: one stage, named after it, with its clusters.
+func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
+	profile := &configv1beta1.ClusterProfile{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, profile); err != nil {
+		return nil, notFound(err, "ClusterProfile", "", name)
+	}
+	r := &Rollout{Kind: "ClusterProfile", Name: name, State: Progressing}
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
+		r.Message = c.Message
+		if c.Status == metav1.ConditionTrue {
+			r.State = Succeeded
+		}
+	}
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
+		r.State, r.Message = Failed, c.Message
+	}
+	clusters, err := profileClusters(ctx, c, profile)
+	if err != nil {
+		return nil, err
+	}
+	st := Stage{Name: name, State: r.State, Clusters: clusters}
+	if r.State != Succeeded {
+		st.WaitingFor = r.Message
+	}
+	st.finish(opts.MaxClusters)
+	r.Stages = []Stage{st}
+	return r, nil
+}
+
+// profileClusters is each cluster the profile deploys to, from its ClusterSummary.
+func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]Cluster, error) {
+	var summaries configv1beta1.ClusterSummaryList
+	if err := c.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
+		return nil, err
+	}
+	var clusters libv1beta1.SveltosClusterList
+	if err := c.List(ctx, &clusters); err != nil {
+		return nil, err
+	}
+	byName := map[string]*libv1beta1.SveltosCluster{}
+	for i := range clusters.Items {
+		byName[clusters.Items[i].Namespace+"/"+clusters.Items[i].Name] = &clusters.Items[i]
+	}
+	seen := map[string]bool{}
+	var out []Cluster
+	for i := range summaries.Items {
+		cs := &summaries.Items[i]
+		name := cs.Spec.ClusterNamespace + "/" + cs.Spec.ClusterName
+		seen[name] = true
+		out = append(out, summaryCluster(name, cs, profile, byName[name]))
+	}
+	for _, ref := range profile.Status.MatchingClusterRefs {
+		if name := ref.Namespace + "/" + ref.Name; !seen[name] {
+			out = append(out, Cluster{Name: name, State: Progressing, Reason: "no ClusterSummary yet"})
+		}
+	}
+	return out, nil
+}
+
+// summaryCluster is where a cluster stands with the profile, from its ClusterSummary.
+func summaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *configv1beta1.ClusterProfile, cl *libv1beta1.SveltosCluster) Cluster {
+	out := Cluster{Name: name, Runs: runs(&cs.Spec.ClusterProfileSpec)}
+	if why := unreachable(cl); why != "" {
+		out.State, out.Reason = Unreachable, why
+		return out
+	}
+	current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+	switch msg := clustersummary.Failure(cs); {
+	case current && clustersummary.Provisioned(cs):
+		out.State = Succeeded
+	case current && msg != "":
+		out.State, out.Reason = Failed, msg
+	default:
+		out.State, out.Reason = Progressing, "deploying"
+	}
+	return out
+}
+
+// unreachable says why a cluster cannot be deployed to now, or "".
+func unreachable(cl *libv1beta1.SveltosCluster) string {
+	switch {
+	case cl == nil:
+		return "" // a cluster of another kind: its summary says
+	case cl.Spec.Paused:
+		return "paused"
+	case cl.Status.ConnectionStatus == libv1beta1.ConnectionDown:
+		if cl.Status.FailureMessage != nil {
+			return "unreachable: " + *cl.Status.FailureMessage
+		}
+		return "unreachable"
+	case !cl.Status.Ready:
+		if cl.Status.FailureMessage != nil {
+			return "not ready: " + *cl.Status.FailureMessage
+		}
+		return "not ready"
+	}
+	return ""
+}
+
+// runs says what a profile spec deploys: each Helm release with its chart version, and how
+// many manifest sources.
+func runs(spec *configv1beta1.Spec) string {
+	var parts []string
+	for _, h := range spec.HelmCharts {
+		parts = append(parts, fmt.Sprintf("%s/%s %s", h.ReleaseNamespace, h.ReleaseName, h.ChartVersion))
+	}
+	if n := len(spec.PolicyRefs); n > 0 {
+		parts = append(parts, plural(n, "policyRef"))
+	}
+	if n := len(spec.KustomizationRefs); n > 0 {
+		parts = append(parts, plural(n, "kustomizationRef"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// notFound words a missing object as a person would look for it.
+func notFound(err error, kind, namespace, name string) error {
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	if namespace != "" {
+		return fmt.Errorf("%s %s not found in namespace %s", kind, name, namespace)
+	}
+	return fmt.Errorf("%s %s not found", kind, name)
+}
