@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,4 +53,24 @@ func (k *kubeFlags) client() (client.Client, *rest.Config, error) {
 		return nil, nil, fmt.Errorf("connecting to the management cluster %s: %w", cfg.Host, err)
 	}
 	return c, cfg, nil
+}
+
+// explain words an API error for the command line. A refusal is the API server's own message,
+// which names the user, the verb and the resource the user may not use.
+func explain(err error) error {
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("permission denied: %w", err)
+	}
+	return err
+}
+
+// notFound words a missing object as the user named it.
+func notFound(err error, kind, namespace, name string) error {
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	if namespace != "" {
+		return fmt.Errorf("%s %s not found in namespace %s", kind, name, namespace)
+	}
+	return fmt.Errorf("%s %s not found", kind, name)
 }

@@ -21,6 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -66,6 +68,12 @@ It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-updat
 	goFlags := flag.NewFlagSet("log", flag.ExitOnError)
 	logOpts.BindFlags(goFlags)
 	root.PersistentFlags().AddGoFlagSet(goFlags)
-	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand(), newPlanCommand())
+	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand(), newPlanCommand(),
+		newStatusCommand(), newGetCommand(), newApproveCommand(), newSuspendCommand(), newResumeCommand(), newStopCommand(),
+		newRollbackCommand(), newRegisterCommand(), newUnregisterCommand(), newVersionCommand())
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		// Run by kubectl as a plugin: help and completion speak of "kubectl stagecoach".
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl stagecoach"}
+	}
 	return root
 }

@@ -43,7 +43,9 @@ func RunFamily(namespace string) placementv1beta1.Family {
 // RunState is where an update run stands, and why, from its status alone.
 func RunState(run placementv1beta1.UpdateRunObj) (State, string) {
 	conds := run.UpdateRunStatus().Conditions
-	find := func(t placementv1beta1.StagedUpdateRunConditionType) *metav1.Condition { return meta.FindStatusCondition(conds, string(t)) }
+	find := func(t placementv1beta1.StagedUpdateRunConditionType) *metav1.Condition {
+		return meta.FindStatusCondition(conds, string(t))
+	}
 	if c := find(placementv1beta1.StagedUpdateRunConditionInitialized); c != nil && c.Status == metav1.ConditionFalse {
 		return Failed, c.Message
 	}

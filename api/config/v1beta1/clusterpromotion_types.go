@@ -249,6 +249,11 @@ type PromotionFailure struct {
 
 	// Time is when the stage failed.
 	Time metav1.Time `json:"time"`
+
+	// Requested is set when no stage failed, but a rollback of the version was asked for (the
+	// stagecoach.dev/rollback annotation) while it was at Stage.
+	// +optional
+	Requested bool `json:"requested,omitempty"`
 }
 
 // KnownGoodVersion is a version that went through every stage.

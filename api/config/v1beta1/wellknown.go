@@ -52,6 +52,14 @@ const (
 	// extension.)
 	HoldRolloutAnnotation = "stagecoach.dev/hold-rollout"
 
+	// RollbackAnnotation, on a ClusterPromotion, asks for the version whose profile-spec hash it
+	// holds (hex, as in status.profileSpecHash) to be rolled back to status.lastKnownGood, as
+	// onFailure: Rollback does for a failed version: the stages that received it go back, in
+	// reverse, and the promotion stops until a new version starts. It names the version so that
+	// it acts once: a new version is not rolled back by an annotation left behind. stagecoach
+	// rollback promotion sets it. (A Stagecoach extension.)
+	RollbackAnnotation = "stagecoach.dev/rollback"
+
 	// ClusterProfileFinalizer lets the controller withdraw a ClusterProfile's content from its
 	// clusters before the ClusterProfile goes away.
 	ClusterProfileFinalizer = "clusterprofilefinalizer.projectsveltos.io"

@@ -113,7 +113,7 @@ func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, idx int, msg s
 // stopFailed says, in the conditions, that the version failed and where.
 func (r *Reconciler) stopFailed(p *configv1beta1.ClusterPromotion) {
 	f := p.Status.Failure
-	msg := fmt.Sprintf("stage %s failed: %s; the promotion stops until a new version starts", f.Stage, f.Message)
+	msg := failureWords(f) + "; the promotion stops until a new version starts"
 	if st := findStageStatus(p, f.Stage); st != nil {
 		st.FailureMessage = &f.Message
 	}

@@ -18,6 +18,7 @@ package clusterpromotion
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ const (
 	ReasonRollingBack     = "RollingBack"
 	ReasonStageRolledBack = "StageRolledBack"
 	ReasonRolledBack      = "RolledBack"
+	// ReasonRollbackRequested: the stagecoach.dev/rollback annotation asked for a rollback.
+	ReasonRollbackRequested = "RollbackRequested"
+	// ReasonRollbackRefused: a rollback was asked for, and there is no version to go back to.
+	ReasonRollbackRefused = "RollbackRefused"
 )
 
 // recordKnownGood keeps the version that just went through every stage as the one to roll back
@@ -58,19 +63,61 @@ func knownGoodSpec(lkg *configv1beta1.KnownGoodVersion, selector libv1beta1.Sele
 	return spec
 }
 
-// startRollback plans the rollback of a version that failed at stage idx: that stage, then the
-// earlier ones in reverse. Without a last known good version there is nothing to go back to.
+// startRollback plans the rollback of a version that failed at stage idx when onFailure asks
+// for it. Without a last known good version there is nothing to go back to.
 func startRollback(p *configv1beta1.ClusterPromotion, idx int) bool {
-	lkg := p.Status.LastKnownGood
-	if p.Spec.OnFailure != configv1beta1.OnFailureRollback || lkg == nil || slices.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash) {
+	if p.Spec.OnFailure != configv1beta1.OnFailureRollback || !canRollBack(p) {
 		return false
 	}
-	rb := &configv1beta1.RollbackStatus{ToProfileSpecHash: lkg.ProfileSpecHash}
+	planRollback(p, idx)
+	return true
+}
+
+// canRollBack says whether there is a version to roll the current one back to.
+func canRollBack(p *configv1beta1.ClusterPromotion) bool {
+	lkg := p.Status.LastKnownGood
+	return lkg != nil && !slices.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash)
+}
+
+// planRollback plans the way back from stage idx: that stage, then the earlier ones in reverse.
+func planRollback(p *configv1beta1.ClusterPromotion, idx int) {
+	rb := &configv1beta1.RollbackStatus{ToProfileSpecHash: p.Status.LastKnownGood.ProfileSpecHash}
 	for i := idx; i >= 0; i-- {
 		rb.Stages = append(rb.Stages, p.Spec.Stages[i].Name)
 	}
 	p.Status.Rollback = rb
+}
+
+// rollbackRequested says whether the stagecoach.dev/rollback annotation names the version
+// being rolled out.
+func rollbackRequested(p *configv1beta1.ClusterPromotion) bool {
+	v, ok := p.Annotations[configv1beta1.RollbackAnnotation]
+	return ok && len(p.Status.ProfileSpecHash) > 0 && v == hex.EncodeToString(p.Status.ProfileSpecHash)
+}
+
+// requestRollback rolls the version back from stage idx, as asked, whatever onFailure says; it
+// reports whether it does. Without a version to go back to, it says so once and changes nothing.
+func (r *Reconciler) requestRollback(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) bool {
+	if !canRollBack(p) {
+		r.warnOnce(p, ReasonRollbackRefused, "a rollback was requested ("+configv1beta1.RollbackAnnotation+
+			"), but no earlier version has gone through every stage: there is nothing to roll back to")
+		return false
+	}
+	stage := p.Spec.Stages[idx].Name
+	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Requested: true,
+		Message: "a rollback was requested (" + configv1beta1.RollbackAnnotation + ")", Time: now}
+	planRollback(p, idx)
+	r.event(p, corev1.EventTypeNormal, ReasonRollbackRequested, "rollback requested at stage %s: rolling back stages %s", stage, strings.Join(p.Status.Rollback.Stages, ", "))
 	return true
+}
+
+// failureWords says what happened to a failed version: where it failed and why, or where its
+// rollback was asked for.
+func failureWords(f *configv1beta1.PromotionFailure) string {
+	if f.Requested {
+		return "rollback requested at stage " + f.Stage
+	}
+	return fmt.Sprintf("stage %s failed: %s", f.Stage, f.Message)
 }
 
 // afterFailure keeps a failed version where it stopped, or rolls it back one stage at a time:
@@ -92,8 +139,8 @@ func (r *Reconciler) afterFailure(ctx context.Context, p *configv1beta1.ClusterP
 	version := fmt.Sprintf("%x", lkg.ProfileSpecHash[:min(4, len(lkg.ProfileSpecHash))])
 	f := p.Status.Failure
 	if int(rb.Done) >= len(rb.Stages) {
-		msg := fmt.Sprintf("stage %s failed: %s; rolled back stages %s to version %s; the promotion stops until a new version starts",
-			f.Stage, f.Message, strings.Join(rb.Stages, ", "), version)
+		msg := fmt.Sprintf("%s; rolled back stages %s to version %s; the promotion stops until a new version starts",
+			failureWords(f), strings.Join(rb.Stages, ", "), version)
 		r.transition(p, corev1.EventTypeWarning, ReasonRolledBack, msg)
 		r.setStalled(p, ReasonRolledBack, msg)
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolledBack, msg)
@@ -118,7 +165,7 @@ func (r *Reconciler) afterFailure(ctx context.Context, p *configv1beta1.ClusterP
 		return ctrl.Result{}, err
 	}
 	if !state.done {
-		msg := fmt.Sprintf("stage %s failed: %s; rolling back stage %s to version %s: %s", f.Stage, f.Message, name, version, state.waitingOn)
+		msg := fmt.Sprintf("%s; rolling back stage %s to version %s: %s", failureWords(f), name, version, state.waitingOn)
 		r.transition(p, corev1.EventTypeWarning, ReasonRollingBack, msg)
 		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRollingBack, msg)
 		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRollingBack, msg)

@@ -1,0 +1,262 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
+)
+
+// newSuspendCommand, newResumeCommand and newStopCommand hold and release rollouts:
+// spec.suspend of a ClusterPromotion, spec.state of an update run.
+func newSuspendCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "suspend", Short: "Suspend a ClusterPromotion: no stage starts, no timer fires, until it is resumed"}
+	cmd.AddCommand(promotionSwitch("promotion NAME", "Set spec.suspend of a ClusterPromotion", true))
+	return cmd
+}
+
+func newResumeCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "resume", Short: "Resume a suspended ClusterPromotion or a stopped update run where it stopped"}
+	cmd.AddCommand(promotionSwitch("promotion NAME", "Clear spec.suspend of a ClusterPromotion", false),
+		runSwitch("run NAME [-n NAMESPACE]", "Set spec.state of an update run to Run", placementv1beta1.StateRun))
+	return cmd
+}
+
+func newStopCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "stop", Short: "Stop an update run: the clusters updating finish, no other starts, until it is resumed"}
+	cmd.AddCommand(runSwitch("run NAME [-n NAMESPACE]", "Set spec.state of an update run to Stop", placementv1beta1.StateStop))
+	return cmd
+}
+
+func promotionSwitch(use, short string, suspend bool) *cobra.Command {
+	var kube kubeFlags
+	cmd := &cobra.Command{
+		Use: use, Short: short, Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := kube.client()
+			if err != nil {
+				return err
+			}
+			p := &configv1beta1.ClusterPromotion{}
+			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
+				return explain(notFound(err, "ClusterPromotion", "", args[0]))
+			}
+			done := map[bool]string{true: "suspended", false: "resumed"}[suspend]
+			if p.Spec.Suspend == suspend {
+				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already %s\n", p.Name, map[bool]string{true: "suspended", false: "running"}[suspend])
+				return nil
+			}
+			patch := fmt.Appendf(nil, `{"spec":{"suspend":%t}}`, suspend)
+			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				return explain(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s ClusterPromotion %s\n", done, p.Name)
+			return nil
+		},
+	}
+	kube.add(cmd.Flags())
+	return cmd
+}
+
+func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
+	var (
+		kube      kubeFlags
+		namespace string
+	)
+	cmd := &cobra.Command{
+		Use: use, Short: short, Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := kube.client()
+			if err != nil {
+				return err
+			}
+			family := view.RunFamily(namespace)
+			run := family.NewUpdateRun()
+			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: args[0]}, run); err != nil {
+				return explain(notFound(err, family.UpdateRunKind(), namespace, args[0]))
+			}
+			done := map[placementv1beta1.State]string{placementv1beta1.StateRun: "resumed", placementv1beta1.StateStop: "stopped"}[state]
+			if current := run.UpdateRunSpec().State; current == state || current == "" && state == placementv1beta1.StateRun {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s already has state %s\n", family.UpdateRunKind(), args[0], state)
+				return nil
+			}
+			if s, msg := view.RunState(run); s.Final() {
+				return fmt.Errorf("%s %s has finished (%s: %s): it can no longer be stopped or resumed", family.UpdateRunKind(), args[0], s, msg)
+			}
+			patch := fmt.Appendf(nil, `{"spec":{"state":%q}}`, state)
+			if err := c.Patch(cmd.Context(), run, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				return explain(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s %s\n", done, family.UpdateRunKind(), args[0])
+			return nil
+		},
+	}
+	kube.add(cmd.Flags())
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out")
+	return cmd
+}
+
+func newRollbackCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "rollback", Short: "Roll a promotion back to its last known good version, or a placement back to an earlier resource snapshot"}
+	cmd.AddCommand(newRollbackPromotionCommand(), newRollbackPlacementCommand())
+	return cmd
+}
+
+func newRollbackPromotionCommand() *cobra.Command {
+	var kube kubeFlags
+	cmd := &cobra.Command{
+		Use:   "promotion NAME",
+		Short: "Roll a ClusterPromotion's current version back to its last known good version",
+		Long: `Ask the controller to roll the version the ClusterPromotion is rolling out back to
+status.lastKnownGood, the last version that went through every stage, as onFailure: Rollback does
+when a stage fails: the stages that received the version go back in reverse order, without soak
+or approval, and the promotion then stops until a new version starts. It sets the
+stagecoach.dev/rollback annotation to the version's hash.`,
+		Example: `  stagecoach rollback promotion kyverno
+  stagecoach status promotion kyverno --watch`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, _, err := kube.client()
+			if err != nil {
+				return err
+			}
+			p := &configv1beta1.ClusterPromotion{}
+			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
+				return explain(notFound(err, "ClusterPromotion", "", args[0]))
+			}
+			current, lkg := p.Status.ProfileSpecHash, p.Status.LastKnownGood
+			switch {
+			case len(current) == 0:
+				return fmt.Errorf("ClusterPromotion %s has not started rolling anything out", p.Name)
+			case lkg == nil:
+				return fmt.Errorf("ClusterPromotion %s has no last known good version: no version has gone through every stage yet", p.Name)
+			case slices.Equal(lkg.ProfileSpecHash, current):
+				return fmt.Errorf("ClusterPromotion %s runs its last known good version %x: there is nothing to roll back", p.Name, current[:4])
+			case p.Status.Rollback != nil && p.Status.Failure != nil && slices.Equal(p.Status.Failure.ProfileSpecHash, current):
+				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already rolling back version %x\n", p.Name, current[:4])
+				return nil
+			}
+			patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RollbackAnnotation, hex.EncodeToString(current))
+			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				return explain(err)
+			}
+			msg := fmt.Sprintf("rolling back ClusterPromotion %s from version %x to %x", p.Name, current[:4], lkg.ProfileSpecHash[:4])
+			if p.Spec.Suspend {
+				msg += " (once it is resumed: it is suspended)"
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			return nil
+		},
+	}
+	kube.add(cmd.Flags())
+	return cmd
+}
+
+func newRollbackPlacementCommand() *cobra.Command {
+	var (
+		kube      kubeFlags
+		index     int
+		strategy  string
+		namespace string
+	)
+	cmd := &cobra.Command{
+		Use:   "placement NAME --to-index N [--strategy STRATEGY] [-n NAMESPACE]",
+		Short: "Start an update run that puts a placement back on an earlier resource snapshot",
+		Long: `Create a ClusterStagedUpdateRun (with -n, a StagedUpdateRun of a ResourcePlacement) that rolls the
+placement's clusters out to resource snapshot index N, stage by stage, with the strategy named or
+else the strategy of the placement's latest run.`,
+		Example: `  stagecoach rollback placement example-placement --to-index 0
+  stagecoach rollback placement web -n test-namespace --to-index 3 --strategy fast`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("to-index") {
+				return fmt.Errorf("--to-index is required: the resource snapshot index to go back to")
+			}
+			c, _, err := kube.client()
+			if err != nil {
+				return err
+			}
+			ctx, family, placement := cmd.Context(), view.RunFamily(namespace), args[0]
+			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: placement}, family.NewPlacement()); err != nil {
+				return explain(notFound(err, family.PlacementKind(), namespace, placement))
+			}
+			indices, err := updaterun.SnapshotIndices(ctx, c, family, namespace, placement)
+			if err != nil {
+				return explain(err)
+			}
+			if !slices.Contains(indices, index) {
+				have := make([]string, len(indices))
+				for i, n := range indices {
+					have[i] = strconv.Itoa(n)
+				}
+				return fmt.Errorf("%s %s has no resource snapshot index %d; it has %s", family.PlacementKind(), placement, index, dash(strings.Join(have, ", ")))
+			}
+			if strategy == "" {
+				if strategy, err = latestStrategy(cmd, c, family, namespace, placement); err != nil {
+					return err
+				}
+			}
+			run := family.NewUpdateRun()
+			// Run names end up in label values (63 characters at most) with a stage's name.
+			run.SetGenerateName(placement[:min(len(placement), 30)] + "-rollback-")
+			run.SetNamespace(namespace)
+			*run.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: strconv.Itoa(index),
+				StagedUpdateStrategyName: strategy, State: placementv1beta1.StateRun}
+			if err := c.Create(ctx, run); err != nil {
+				return explain(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s %s: %s %s back to resource snapshot index %d with strategy %s\n",
+				family.UpdateRunKind(), run.GetName(), family.PlacementKind(), placement, index, strategy)
+			return nil
+		},
+	}
+	kube.add(cmd.Flags())
+	cmd.Flags().IntVar(&index, "to-index", 0, "the resource snapshot index to roll back to (required)")
+	cmd.Flags().StringVar(&strategy, "strategy", "", "the staged update strategy (default: that of the placement's latest run)")
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a ResourcePlacement; a ClusterResourcePlacement when left out")
+	return cmd
+}
+
+// latestStrategy is the strategy of the placement's most recent update run.
+func latestStrategy(cmd *cobra.Command, c client.Reader, family placementv1beta1.Family, namespace, placement string) (string, error) {
+	list := family.NewUpdateRunList()
+	if err := c.List(cmd.Context(), list, client.InNamespace(namespace)); err != nil {
+		return "", explain(err)
+	}
+	var latest placementv1beta1.UpdateRunObj
+	for _, r := range list.UpdateRunObjs() {
+		if r.UpdateRunSpec().PlacementName == placement && (latest == nil || r.GetCreationTimestamp().After(latest.GetCreationTimestamp().Time)) {
+			latest = r
+		}
+	}
+	if latest == nil {
+		return "", fmt.Errorf("no update run of %s %s names a strategy: say which with --strategy", family.PlacementKind(), placement)
+	}
+	return latest.UpdateRunSpec().StagedUpdateStrategyName, nil
+}
