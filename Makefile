@@ -20,8 +20,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_BUILD := CGO_ENABLED=0 go build -trimpath -ldflags '-X main.version=$(VERSION)'
 
 .PHONY: build
-build: ## Build the stagecoach binary into bin/.
+build: ## Build the stagecoach binary into bin/, and bin/kubectl-stagecoach linked to it (kubectl's plugin name).
 	$(GO_BUILD) -o $(BIN)/stagecoach ./cmd/stagecoach
+	ln -sf stagecoach $(BIN)/kubectl-stagecoach
 
 PLATFORMS ?= linux/$(shell go env GOARCH)
 

@@ -49,12 +49,21 @@ import (
 // returns what it printed.
 func stagecoach(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return stagecoachWithin(t.Context(), args...)
+}
+
+// stagecoachWithin is stagecoach bounded by ctx.
+func stagecoachWithin(ctx context.Context, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd := newRootCommand()
-	cmd.SetArgs(append(args, "--kubeconfig", testenv.Fleet.Management.Kubeconfig))
+	management := "--kubeconfig"
+	if args[0] == "register" || args[0] == "unregister" {
+		management = "--management-kubeconfig" // their --kubeconfig is the managed cluster's
+	}
+	cmd.SetArgs(append(args, management, testenv.Fleet.Management.Kubeconfig))
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	err := cmd.ExecuteContext(t.Context())
+	err := cmd.ExecuteContext(ctx)
 	return out.String(), err
 }
 

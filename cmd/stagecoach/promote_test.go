@@ -1,0 +1,233 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
+)
+
+// statusOf is the promotion (or run) as stagecoach status -o json shows it.
+func statusOf(t *testing.T, args ...string) (*view.Rollout, error) {
+	t.Helper()
+	out, err := stagecoach(t, append([]string{"status"}, append(args, "-o", "json")...)...)
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	r := &view.Rollout{}
+	return r, json.Unmarshal([]byte(out), r)
+}
+
+// waitState waits until stagecoach status shows the rollout in state.
+func waitState(t *testing.T, state view.State, args ...string) *view.Rollout {
+	t.Helper()
+	var r *view.Rollout
+	testenv.Eventually(t, timeout, func(context.Context) error {
+		var err error
+		if r, err = statusOf(t, args...); err != nil {
+			return err
+		}
+		if r.State != state {
+			return fmt.Errorf("%s %s is %s (%s), want %s", r.Kind, r.Name, r.State, r.Message, state)
+		}
+		return nil
+	})
+	return r
+}
+
+// configMapValue reads the value of ConfigMap cli/settings on a managed cluster.
+func configMapValue(ctx context.Context, t *testing.T, cluster string) (string, error) {
+	cm, err := managed(t, cluster).CoreV1().ConfigMaps("cli").Get(ctx, "settings", metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return cm.Data["value"], nil
+}
+
+// TestPromotionCommands follows a promotion the way an operator would, with the command line
+// alone: status while it waits for approval at dev, approve (refused for a stage not reached),
+// --watch until it has gone through every stage, get, suspend and resume, then a second version
+// rolled back from dev to the first, read from the dev cluster; and status through kubectl's
+// plugin mechanism.
+func TestPromotionCommands(t *testing.T) {
+	c := testenv.Client(t)
+	for _, v := range []string{"v1", "v2"} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cli-" + v, Namespace: "default"}, Data: map[string]string{
+			"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: cli\ndata:\n  value: " + v + "\n"}}
+		if err := c.Create(t.Context(), cm); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), cm) })
+	}
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "cli"}}
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "cli-v1"}}
+	dev := configv1beta1.Stage{Name: "dev", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
+	dev.ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
+	prod := configv1beta1.Stage{Name: "prod", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{}}}
+	prod.ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
+	p.Spec.Stages = []configv1beta1.Stage{dev, prod}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cli"}}
+	for _, cluster := range []string{"dev", "prod"} {
+		if _, err := managed(t, cluster).CoreV1().Namespaces().Create(t.Context(), ns, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deletePromotion(t, c, p)
+		for _, cluster := range []string{"dev", "prod"} {
+			_ = managed(t, cluster).CoreV1().Namespaces().Delete(context.Background(), "cli", metav1.DeleteOptions{})
+		}
+	})
+
+	// Waiting at dev for its approval, dev done, prod not reached.
+	testenv.Eventually(t, timeout, func(context.Context) error {
+		r, err := statusOf(t, "promotion", "cli")
+		if err != nil {
+			return err
+		}
+		if r.State != view.Waiting || len(r.Stages) != 2 || !strings.Contains(r.Stages[0].WaitingFor, "Awaiting Manual Approval") ||
+			r.Stages[0].Counts[view.Succeeded] != 1 || r.Stages[1].State != view.Pending {
+			return fmt.Errorf("status %+v", r)
+		}
+		return nil
+	})
+	out, err := stagecoach(t, "status", "promotion", "cli")
+	if err != nil || !strings.Contains(out, "Stage dev: Waiting, 1 of 1 cluster succeeded\n  Paused: Awaiting Manual Approval") ||
+		!strings.Contains(out, "  dev/dev  Succeeded  1 policyRef\n") || !strings.Contains(out, "Stage prod: Pending") {
+		t.Errorf("status promotion cli (%v):\n%s", err, out)
+	}
+
+	for args, want := range map[string]string{
+		"approve promotion cli --stage prod":  "stage prod of ClusterPromotion cli is not waiting: the promotion is at stage dev (--ahead approves it in advance)",
+		"approve promotion cli --stage nope":  "ClusterPromotion cli has no stage nope; its stages are dev, prod",
+		"approve promotion nope":              "ClusterPromotion nope not found",
+		"status promotion nope":               "ClusterPromotion nope not found",
+		"rollback promotion cli":              "ClusterPromotion cli has no last known good version",
+		"status promotion cli -o xml":         `-o "xml": want json or yaml`,
+		"suspend promotion cli --context bad": `context "bad" does not exist`,
+	} {
+		if out, err := stagecoach(t, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("stagecoach %s: %v (%s), want an error with %q", args, err, out, want)
+		}
+	}
+
+	if out, err := stagecoach(t, "approve", "promotion", "cli"); err != nil || out != "approved stage dev of ClusterPromotion cli\n" {
+		t.Fatalf("approve: %v: %q", err, out)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	out, err = stagecoachWithin(ctx, "status", "promotion", "cli", "--watch", "--interval", "200ms", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last view.Rollout
+	for d := json.NewDecoder(strings.NewReader(out)); d.More(); {
+		if err := d.Decode(&last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last.State != view.Succeeded {
+		t.Fatalf("--watch ended with %s: %s", last.State, last.Message)
+	}
+	if out, err := stagecoach(t, "get", "promotions"); err != nil || !strings.Contains(out, "cli ") || !strings.Contains(out, " Succeeded ") {
+		t.Errorf("get promotions (%v):\n%s", err, out)
+	}
+
+	for verb, want := range map[string]string{"suspend": "suspended ClusterPromotion cli\n", "resume": "resumed ClusterPromotion cli\n"} {
+		if out, err := stagecoach(t, verb, "promotion", "cli"); err != nil || out != want {
+			t.Fatalf("%s: %v: %q", verb, err, out)
+		}
+		if verb == "suspend" {
+			waitState(t, view.Suspended, "promotion", "cli")
+		}
+	}
+	waitState(t, view.Succeeded, "promotion", "cli")
+
+	// A second version reaches dev and waits there; rolled back, dev runs the first again.
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), p); err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.ProfileSpec.PolicyRefs[0].Name = "cli-v2"
+	if err := c.Update(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if v, err := configMapValue(ctx, t, "dev"); err != nil || v != "v2" {
+			return fmt.Errorf("dev runs %q (%v)", v, err)
+		}
+		return nil
+	})
+	if out, err := stagecoach(t, "rollback", "promotion", "cli"); err != nil || !strings.HasPrefix(out, "rolling back ClusterPromotion cli from version ") {
+		t.Fatalf("rollback: %v: %q", err, out)
+	}
+	r := waitState(t, view.RolledBack, "promotion", "cli")
+	if !strings.Contains(r.Message, "rollback requested at stage dev; rolled back stages dev to version ") {
+		t.Errorf("rolled back: %s", r.Message)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if v, err := configMapValue(ctx, t, "dev"); err != nil || v != "v1" {
+			return fmt.Errorf("dev runs %q (%v)", v, err)
+		}
+		return nil
+	})
+	if v, err := configMapValue(t.Context(), t, "prod"); err != nil || v != "v1" {
+		t.Errorf("prod runs %q (%v), want v1 all along", v, err)
+	}
+
+	// kubectl finds the plugin on PATH and passes the rest on.
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "stagecoach"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := os.Symlink("stagecoach", filepath.Join(dir, "kubectl-stagecoach")); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := sandbox.FindKubeBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := exec.Command(filepath.Join(bin, "kubectl"), "stagecoach", "status", "promotion", "cli")
+	kubectl.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+testenv.Fleet.Management.Kubeconfig)
+	out2, err := kubectl.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out2), "ClusterPromotion cli: RolledBack") {
+		t.Errorf("kubectl stagecoach status promotion cli: %v\n%s", err, out2)
+	}
+	help, err := exec.Command(filepath.Join(dir, "kubectl-stagecoach"), "status", "--help").CombinedOutput()
+	if err != nil || !strings.Contains(string(help), "kubectl stagecoach status [command]") {
+		t.Errorf("the plugin's help: %v\n%s", err, help)
+	}
+}
