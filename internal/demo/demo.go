@@ -27,8 +27,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -69,6 +71,8 @@ type Options struct {
 type demo struct {
 	Options
 	client client.Client
+	// mgmt is the management cluster's kubeconfig.
+	mgmt   string
 	screen *screen
 	start  time.Time
 	phases []phaseResult
@@ -142,6 +146,7 @@ func (d *demo) startFleet(ctx context.Context) (string, error) {
 	}
 	d.say("  chart repository serving webapp %s and %s at %s", firstVersion, secondVersion, repoURL)
 	mgmt := fleet.Management.Kubeconfig
+	d.mgmt = mgmt
 	if err := sandbox.Attach(ctx, d.Dir, "stagecoach-controller", []string{
 		d.Executable, "controller", "--kubeconfig", mgmt,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0",
@@ -270,9 +275,11 @@ func (s *snapshot) runs(version string) bool {
 	return true
 }
 
-// approve lets the staging stage go on to prod, asking first unless unattended.
+// approve lets the staging stage go on to prod with the stagecoach command an operator would
+// run, asking first unless unattended.
 func (d *demo) approve(ctx context.Context) error {
-	cmd := fmt.Sprintf("kubectl patch clusterpromotion %s --type=json -p '%s'", promotionName, approvalPatch)
+	args := []string{"approve", "promotion", promotionName, "--kubeconfig", d.mgmt}
+	cmd := "stagecoach " + strings.Join(args, " ")
 	if d.Unattended {
 		d.say("\nstaging is soaked and healthy; approving the promotion to prod:\n  %s", cmd)
 	} else {
@@ -281,7 +288,12 @@ func (d *demo) approve(ctx context.Context) error {
 			return fmt.Errorf("waiting for approval: %w", err)
 		}
 	}
-	return d.patch(ctx, approvalPatch)
+	out, err := exec.CommandContext(ctx, d.Executable, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %s", cmd, err, out)
+	}
+	d.say("  %s", strings.TrimSpace(string(out)))
+	return nil
 }
 
 func (d *demo) patch(ctx context.Context, patch string) error {

@@ -89,9 +89,6 @@ spec:
         env: prod
 `
 
-// approvalPatch is the JSON patch that approves the staging stage, as `kubectl patch` takes it.
-const approvalPatch = `[{"op": "replace", "path": "/spec/stages/1/trigger/manual/approved", "value": true}]`
-
 // upgradePatch moves the profile to another chart version.
 func upgradePatch(version string) string {
 	return fmt.Sprintf(`[{"op": "replace", "path": "/spec/profileSpec/helmCharts/0/chartVersion", "value": %q}]`, version)
