@@ -54,13 +54,18 @@ func stagecoach(t *testing.T, args ...string) (string, error) {
 
 // stagecoachWithin is stagecoach bounded by ctx.
 func stagecoachWithin(ctx context.Context, args ...string) (string, error) {
+	return stagecoachAs(ctx, testenv.Fleet.Management.Kubeconfig, args...)
+}
+
+// stagecoachAs is stagecoach with the management cluster's kubeconfig.
+func stagecoachAs(ctx context.Context, kubeconfig string, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd := newRootCommand()
 	management := "--kubeconfig"
 	if args[0] == "register" || args[0] == "unregister" {
 		management = "--management-kubeconfig" // their --kubeconfig is the managed cluster's
 	}
-	cmd.SetArgs(append(args, management, testenv.Fleet.Management.Kubeconfig))
+	cmd.SetArgs(append(args, management, kubeconfig))
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
 	err := cmd.ExecuteContext(ctx)

@@ -15,6 +15,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package main
 
 import (
@@ -28,7 +29,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -144,6 +147,13 @@ func TestPromotionCommands(t *testing.T) {
 		}
 	}
 
+	// Someone who may read promotions and not change them is told which verb they lack.
+	viewer := impersonating(t, "cli-viewer", rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group},
+		Resources: []string{"clusterpromotions"}, Verbs: []string{"get", "list"}})
+	if _, err := stagecoachAs(t.Context(), viewer, "approve", "promotion", "cli"); err == nil ||
+		!strings.Contains(err.Error(), `permission denied: clusterpromotions.config.projectsveltos.io "cli" is forbidden: User "cli-viewer" cannot patch resource "clusterpromotions"`) {
+		t.Errorf("approving without the right to: %v", err)
+	}
 	if out, err := stagecoach(t, "approve", "promotion", "cli"); err != nil || out != "approved stage dev of ClusterPromotion cli\n" {
 		t.Fatalf("approve: %v: %q", err, out)
 	}
@@ -230,4 +240,33 @@ func TestPromotionCommands(t *testing.T) {
 	if err != nil || !strings.Contains(string(help), "kubectl stagecoach status [command]") {
 		t.Errorf("the plugin's help: %v\n%s", err, help)
 	}
+}
+
+// impersonating writes a kubeconfig of the management cluster that acts as user, whom a
+// ClusterRole with rule is bound to, and returns its path.
+func impersonating(t *testing.T, user string, rule rbacv1.PolicyRule) string {
+	t.Helper()
+	c := testenv.Client(t)
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{rule}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}}
+	for _, obj := range []client.Object{role, binding} {
+		if err := c.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+	}
+	cfg, err := clientcmd.LoadFromFile(testenv.Fleet.Management.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate = user
+	}
+	path := filepath.Join(t.TempDir(), user+".kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

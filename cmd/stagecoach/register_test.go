@@ -15,6 +15,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package main
 
 import (
@@ -90,9 +91,9 @@ current-context: x
 		t.Fatal(err)
 	}
 	for args, want := range map[string]string{
-		"register cluster --namespace cli-reg --cluster bad --kubeconfig " + exec: `refusing ` + exec + `: user "u" runs the command "aws" to get credentials`,
+		"register cluster --namespace cli-reg --cluster bad --kubeconfig " + exec:                   `refusing ` + exec + `: user "u" runs the command "aws" to get credentials`,
 		"register cluster --namespace cli-reg --cluster bad --kubeconfig " + qa + " --labels a=b=c": `--labels "a=b=c"`,
-		"register cluster --cluster bad --kubeconfig " + qa:                                          "--namespace and --cluster are required",
+		"register cluster --cluster bad --kubeconfig " + qa:                                         "--namespace and --cluster are required",
 	} {
 		if out, err := stagecoach(t, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("stagecoach %s: %v (%s), want an error with %q", args, err, out, want)
