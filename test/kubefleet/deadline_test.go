@@ -7,7 +7,7 @@ Licensed under the Apache License, Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
-    http://www.apache.org/licenses/LICENSE-2.0
+	http://www.apache.org/licenses/LICENSE-2.0
 
 Unless required by applicable law or agreed to in writing, software
 distributed under the License is distributed on an "AS IS" BASIS,
@@ -51,7 +51,9 @@ func TestProgressDeadlineFailsRun(t *testing.T) {
 	if _, err := member(t, "member3").CoreV1().Namespaces().Create(t.Context(), theirs, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = member(t, "member3").CoreV1().Namespaces().Delete(context.Background(), "pd-ns", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = member(t, "member3").CoreV1().Namespaces().Delete(context.Background(), "pd-ns", metav1.DeleteOptions{})
+	})
 	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "pd-run"}}
 	run.Spec.PlacementName, run.Spec.StagedUpdateStrategyName = "pd-placement", "pd-strategy"
 	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pd-ns"}}, strategy, crp} {
