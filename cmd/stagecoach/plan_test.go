@@ -61,11 +61,14 @@ func stagecoachWithin(ctx context.Context, args ...string) (string, error) {
 func stagecoachAs(ctx context.Context, kubeconfig string, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd := newRootCommand()
-	management := "--kubeconfig"
-	if args[0] == "register" || args[0] == "unregister" {
-		management = "--management-kubeconfig" // their --kubeconfig is the managed cluster's
+	switch args[0] {
+	case "version", "completion":
+	case "register", "unregister":
+		args = append(args, "--management-kubeconfig", kubeconfig) // their --kubeconfig is the managed cluster's
+	default:
+		args = append(args, "--kubeconfig", kubeconfig)
 	}
-	cmd.SetArgs(append(args, management, kubeconfig))
+	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
 	err := cmd.ExecuteContext(ctx)

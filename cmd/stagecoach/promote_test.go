@@ -78,8 +78,8 @@ func configMapValue(ctx context.Context, t *testing.T, cluster string) (string, 
 }
 
 // TestPromotionCommands follows a promotion the way an operator would, with the command line
-// alone: status while it waits for approval at dev, approve (refused for a stage not reached),
-// --watch until it has gone through every stage, get, suspend and resume, then a second version
+// alone: status while it waits for approval at dev, approve (prod ahead of time; refused for a
+// stage not reached without --ahead), --watch until it has gone through every stage, get, suspend and resume, then a second version
 // rolled back from dev to the first, read from the dev cluster; and status through kubectl's
 // plugin mechanism.
 func TestPromotionCommands(t *testing.T) {
@@ -96,7 +96,7 @@ func TestPromotionCommands(t *testing.T) {
 	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "cli-v1"}}
 	dev := configv1beta1.Stage{Name: "dev", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
 	dev.ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
-	prod := configv1beta1.Stage{Name: "prod", Trigger: &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{}}}
+	prod := configv1beta1.Stage{Name: "prod", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
 	prod.ClusterSelector.MatchLabels = map[string]string{"env": "prod"}
 	p.Spec.Stages = []configv1beta1.Stage{dev, prod}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cli"}}
@@ -154,6 +154,9 @@ func TestPromotionCommands(t *testing.T) {
 		!strings.Contains(err.Error(), `permission denied: clusterpromotions.config.projectsveltos.io "cli" is forbidden: User "cli-viewer" cannot patch resource "clusterpromotions"`) {
 		t.Errorf("approving without the right to: %v", err)
 	}
+	if out, err := stagecoach(t, "approve", "promotion", "cli", "--stage", "prod", "--ahead"); err != nil || out != "approved stage prod of ClusterPromotion cli\n" {
+		t.Fatalf("approve ahead: %v: %q", err, out)
+	}
 	if out, err := stagecoach(t, "approve", "promotion", "cli"); err != nil || out != "approved stage dev of ClusterPromotion cli\n" {
 		t.Fatalf("approve: %v: %q", err, out)
 	}
@@ -175,6 +178,14 @@ func TestPromotionCommands(t *testing.T) {
 	if out, err := stagecoach(t, "get", "promotions"); err != nil || !strings.Contains(out, "cli ") || !strings.Contains(out, " Succeeded ") {
 		t.Errorf("get promotions (%v):\n%s", err, out)
 	}
+	// Each stage's ClusterProfile, on its own.
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		out, err := stagecoachWithin(ctx, "status", "profile", p.StageProfileName("prod"))
+		if err != nil || !strings.HasPrefix(out, "ClusterProfile cli-prod: Succeeded\n") || !strings.Contains(out, "  prod/prod  Succeeded  1 policyRef\n") {
+			return fmt.Errorf("status profile cli-prod (%v):\n%s", err, out)
+		}
+		return nil
+	})
 
 	for verb, want := range map[string]string{"suspend": "suspended ClusterPromotion cli\n", "resume": "resumed ClusterPromotion cli\n"} {
 		if out, err := stagecoach(t, verb, "promotion", "cli"); err != nil || out != want {
@@ -269,4 +280,16 @@ func impersonating(t *testing.T, user string, rule rbacv1.PolicyRule) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestVersionAndCompletion: the version, and a completion script for each shell.
+func TestVersionAndCompletion(t *testing.T) {
+	if out, err := stagecoach(t, "version"); err != nil || !strings.HasPrefix(out, "stagecoach dev") {
+		t.Errorf("version: %v: %q", err, out)
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		if out, err := stagecoach(t, "completion", shell); err != nil || !strings.Contains(out, "stagecoach") {
+			t.Errorf("completion %s: %v: %.200s", shell, err, out)
+		}
+	}
 }

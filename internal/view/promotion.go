@@ -55,7 +55,8 @@ func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
 	progressing := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
 	switch {
 	case p.Status.Rollback != nil && failed(p) != nil:
-		if int(p.Status.Rollback.Done) >= len(p.Status.Rollback.Stages) {
+		// Read from the condition, so that the state and its message agree.
+		if ready != nil && ready.Reason == clusterpromotion.ReasonRolledBack {
 			return RolledBack, msg
 		}
 		return RollingBack, msg
@@ -66,7 +67,7 @@ func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
 			return Succeeded, msg
 		}
 		return Waiting, msg // through every stage, but a cluster has regressed since
-	case progressing != nil && progressing.Status == metav1.ConditionTrue:
+	case progressing != nil && progressing.Status == metav1.ConditionTrue && progressing.Reason != clusterpromotion.ReasonWaiting:
 		return Progressing, msg
 	case progressing == nil:
 		return Pending, msg
@@ -217,9 +218,6 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 		return nil, err
 	}
 	st := Stage{Name: name, State: r.State, Clusters: clusters}
-	if r.State != Succeeded {
-		st.WaitingFor = r.Message
-	}
 	st.finish(opts.MaxClusters)
 	r.Stages = []Stage{st}
 	return r, nil
