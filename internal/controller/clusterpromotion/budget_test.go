@@ -20,6 +20,7 @@ package clusterpromotion_test
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -216,4 +218,75 @@ func TestRollback(t *testing.T) {
 			return nil
 		})
 	}
+}
+
+// TestRollbackOnRequest: the stagecoach.dev/rollback annotation rolls the version it names back to
+// the last known good one, though onFailure is Stop. Asked while no version has gone through, it
+// is refused with a Warning; asked for v2, waiting at dev, dev goes back to v1 and the promotion
+// stops, saying the rollback was requested.
+func TestRollbackOnRequest(t *testing.T) {
+	startController(t, nil)
+	const name = "requested"
+	p := devThenProd(name, nil, nil)
+	cm := create(t, p, content(name, "v1"))
+	c := testenv.Client(t)
+	ask := func(version []byte) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RollbackAnnotation, hex.EncodeToString(version))
+		if err := c.Patch(t.Context(), p, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v1 := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if len(got.Status.ProfileSpecHash) == 0 {
+			return fmt.Errorf("not started")
+		}
+		return nil
+	})
+	ask(v1.Status.ProfileSpecHash)
+	testenv.ExpectEvent(t, timeout, c, v1, "RollbackRefused")
+	v1 = waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if !completedPromotion(got) || got.Status.LastKnownGood == nil {
+			return fmt.Errorf("v1 not through: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+	if v1.Status.Failure != nil {
+		t.Fatalf("a refused rollback failed v1: %+v", v1.Status.Failure)
+	}
+
+	// v2 waits at dev for an approval; its rollback is asked for.
+	edit(t, p, `[{"op": "add", "path": "/spec/stages/0/trigger", "value": {"manual": {}}}]`)
+	cm.Data = content(name, "v2")
+	if err := c.Update(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+	v2 := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if c := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition); c == nil || c.Reason != "AwaitingApproval" {
+			return fmt.Errorf("v2 not waiting at dev: %+v", c)
+		}
+		return nil
+	})
+	ask(v2.Status.ProfileSpecHash)
+	got := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+		if c := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition); c == nil || c.Reason != "RolledBack" {
+			return fmt.Errorf("not rolled back: %+v", c)
+		}
+		return nil
+	})
+	if f := got.Status.Failure; f == nil || !f.Requested || f.Stage != "dev" {
+		t.Errorf("status.failure %+v", f)
+	}
+	msg := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition).Message
+	if !strings.HasPrefix(msg, "rollback requested at stage dev; rolled back stages dev to version ") {
+		t.Errorf("Ready says %q", msg)
+	}
+	testenv.ExpectEvent(t, timeout, c, got, "RollbackRequested")
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cm, err := kubernetes.NewForConfigOrDie(managed(t, "dev")).CoreV1().ConfigMaps("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil || cm.Data["value"] != "v1" {
+			return fmt.Errorf("dev runs %v (%v), want v1", cm, err)
+		}
+		return nil
+	})
 }

@@ -170,9 +170,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st := stageStatus(p, stage.Name)
 	st.LastStatusCheckTime = &now
 	setDeadline(stage, st, now)
-	if failedVersion(p) == nil && rollbackRequested(p) && r.requestRollback(p, idx, now) {
-		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
-	}
+	r.takeRollbackRequest(p, idx, now)
 	if failedVersion(p) != nil {
 		// The version failed: it stays where it stopped, or goes back, until a new one starts.
 		return r.afterFailure(ctx, p)

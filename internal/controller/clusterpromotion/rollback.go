@@ -88,27 +88,24 @@ func planRollback(p *configv1beta1.ClusterPromotion, idx int) {
 	p.Status.Rollback = rb
 }
 
-// rollbackRequested says whether the stagecoach.dev/rollback annotation names the version
-// being rolled out.
-func rollbackRequested(p *configv1beta1.ClusterPromotion) bool {
+// takeRollbackRequest rolls the version back from stage idx, whatever onFailure says, when the
+// stagecoach.dev/rollback annotation names it and it has not failed already. Without a version
+// to go back to, it says so once and changes nothing.
+func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) {
 	v, ok := p.Annotations[configv1beta1.RollbackAnnotation]
-	return ok && len(p.Status.ProfileSpecHash) > 0 && v == hex.EncodeToString(p.Status.ProfileSpecHash)
-}
-
-// requestRollback rolls the version back from stage idx, as asked, whatever onFailure says; it
-// reports whether it does. Without a version to go back to, it says so once and changes nothing.
-func (r *Reconciler) requestRollback(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) bool {
+	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || failedVersion(p) != nil {
+		return
+	}
 	if !canRollBack(p) {
 		r.warnOnce(p, ReasonRollbackRefused, "a rollback was requested ("+configv1beta1.RollbackAnnotation+
 			"), but no earlier version has gone through every stage: there is nothing to roll back to")
-		return false
+		return
 	}
 	stage := p.Spec.Stages[idx].Name
 	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Requested: true,
 		Message: "a rollback was requested (" + configv1beta1.RollbackAnnotation + ")", Time: now}
 	planRollback(p, idx)
 	r.event(p, corev1.EventTypeNormal, ReasonRollbackRequested, "rollback requested at stage %s: rolling back stages %s", stage, strings.Join(p.Status.Rollback.Stages, ", "))
-	return true
 }
 
 // failureWords says what happened to a failed version: where it failed and why, or where its
