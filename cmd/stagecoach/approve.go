@@ -64,7 +64,7 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 			}
 			p := &configv1beta1.ClusterPromotion{}
 			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(notFound(err, "ClusterPromotion", "", args[0]))
+				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
 			}
 			idx, err := approvableStage(p, stage, ahead)
 			if err != nil {
@@ -155,7 +155,7 @@ approve does: the before-stage request while the stage has not started, else the
 			family := view.RunFamily(namespace)
 			run := family.NewUpdateRun()
 			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: args[0]}, run); err != nil {
-				return explain(notFound(err, family.UpdateRunKind(), namespace, args[0]))
+				return explain(view.NotFound(err, family.UpdateRunKind(), namespace, args[0]))
 			}
 			task, err := pendingApproval(run, stage)
 			if err != nil {
@@ -167,7 +167,7 @@ approve does: the before-stage request while the stage has not started, else the
 			}
 			req := family.NewApprovalRequest()
 			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: task}, req); err != nil {
-				return explain(notFound(err, family.ApprovalRequestKind(), namespace, task))
+				return explain(view.NotFound(err, family.ApprovalRequestKind(), namespace, task))
 			}
 			reason := placementv1beta1.ApprovalRequestApprovedReason
 			if !family.Namespaced {

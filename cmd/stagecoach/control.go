@@ -65,7 +65,7 @@ func promotionSwitch(use, short string, suspend bool) *cobra.Command {
 			}
 			p := &configv1beta1.ClusterPromotion{}
 			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(notFound(err, "ClusterPromotion", "", args[0]))
+				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
 			}
 			done := map[bool]string{true: "suspended", false: "resumed"}[suspend]
 			if p.Spec.Suspend == suspend {
@@ -99,7 +99,7 @@ func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
 			family := view.RunFamily(namespace)
 			run := family.NewUpdateRun()
 			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: args[0]}, run); err != nil {
-				return explain(notFound(err, family.UpdateRunKind(), namespace, args[0]))
+				return explain(view.NotFound(err, family.UpdateRunKind(), namespace, args[0]))
 			}
 			done := map[placementv1beta1.State]string{placementv1beta1.StateRun: "resumed", placementv1beta1.StateStop: "stopped"}[state]
 			if current := run.UpdateRunSpec().State; current == state || current == "" && state == placementv1beta1.StateRun {
@@ -148,7 +148,7 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 			}
 			p := &configv1beta1.ClusterPromotion{}
 			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(notFound(err, "ClusterPromotion", "", args[0]))
+				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
 			}
 			current, lkg := p.Status.ProfileSpecHash, p.Status.LastKnownGood
 			switch {
@@ -204,7 +204,7 @@ else the strategy of the placement's latest run.`,
 			}
 			ctx, family, placement := cmd.Context(), view.RunFamily(namespace), args[0]
 			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: placement}, family.NewPlacement()); err != nil {
-				return explain(notFound(err, family.PlacementKind(), namespace, placement))
+				return explain(view.NotFound(err, family.PlacementKind(), namespace, placement))
 			}
 			indices, err := updaterun.SnapshotIndices(ctx, c, family, namespace, placement)
 			if err != nil {

@@ -63,14 +63,3 @@ func explain(err error) error {
 	}
 	return err
 }
-
-// notFound words a missing object as the user named it.
-func notFound(err error, kind, namespace, name string) error {
-	if !apierrors.IsNotFound(err) {
-		return err
-	}
-	if namespace != "" {
-		return fmt.Errorf("%s %s not found in namespace %s", kind, name, namespace)
-	}
-	return fmt.Errorf("%s %s not found", kind, name)
-}

@@ -35,6 +35,7 @@ import (
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
 // cliFieldManager owns what the command line applies: re-applying drops what it applied before
@@ -203,7 +204,7 @@ func newUnregisterCommand() *cobra.Command {
 			ctx := cmd.Context()
 			sc := &libv1beta1.SveltosCluster{ObjectMeta: metav1.ObjectMeta{Namespace: reg.namespace, Name: reg.cluster}}
 			if err := c.Delete(ctx, sc); err != nil {
-				return explain(notFound(err, "SveltosCluster", reg.namespace, reg.cluster))
+				return explain(view.NotFound(err, "SveltosCluster", reg.namespace, reg.cluster))
 			}
 			removed := fmt.Sprintf("SveltosCluster %s/%s", reg.namespace, reg.cluster)
 			// The MemberCluster of the same name goes only if it reads this cluster's Secret.

@@ -88,7 +88,7 @@ func failed(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
 func Promotion(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
 	p := &configv1beta1.ClusterPromotion{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
-		return nil, notFound(err, "ClusterPromotion", "", name)
+		return nil, NotFound(err, "ClusterPromotion", "", name)
 	}
 	r := &Rollout{Kind: "ClusterPromotion", Name: p.Name}
 	r.State, r.Message = PromotionState(p)
@@ -96,6 +96,10 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 		r.Version = fmt.Sprintf("%x", h[:min(4, len(h))])
 	}
 	current := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	fleet, err := sveltosClusters(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	for i, s := range p.Spec.Stages {
 		st := promotionStage(p, i, current, r.State)
 		profile := &configv1beta1.ClusterProfile{}
@@ -105,7 +109,7 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 		case err != nil:
 			return nil, err
 		default:
-			if st.Clusters, err = profileClusters(ctx, c, profile); err != nil {
+			if st.Clusters, err = profileClusters(ctx, c, profile, fleet); err != nil {
 				return nil, err
 			}
 		}
@@ -201,7 +205,7 @@ func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.
 func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
 	profile := &configv1beta1.ClusterProfile{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, profile); err != nil {
-		return nil, notFound(err, "ClusterProfile", "", name)
+		return nil, NotFound(err, "ClusterProfile", "", name)
 	}
 	r := &Rollout{Kind: "ClusterProfile", Name: name, State: Progressing}
 	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
@@ -213,7 +217,11 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
 		r.State, r.Message = Failed, c.Message
 	}
-	clusters, err := profileClusters(ctx, c, profile)
+	fleet, err := sveltosClusters(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := profileClusters(ctx, c, profile, fleet)
 	if err != nil {
 		return nil, err
 	}
@@ -223,19 +231,26 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 	return r, nil
 }
 
-// profileClusters is each cluster the profile deploys to, from its ClusterSummary.
-func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile) ([]Cluster, error) {
-	var summaries configv1beta1.ClusterSummaryList
-	if err := c.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
-		return nil, err
-	}
+// sveltosClusters is every SveltosCluster by "<namespace>/<name>".
+func sveltosClusters(ctx context.Context, c client.Reader) (map[string]*libv1beta1.SveltosCluster, error) {
 	var clusters libv1beta1.SveltosClusterList
 	if err := c.List(ctx, &clusters); err != nil {
 		return nil, err
 	}
-	byName := map[string]*libv1beta1.SveltosCluster{}
+	byName := make(map[string]*libv1beta1.SveltosCluster, len(clusters.Items))
 	for i := range clusters.Items {
 		byName[clusters.Items[i].Namespace+"/"+clusters.Items[i].Name] = &clusters.Items[i]
+	}
+	return byName, nil
+}
+
+// profileClusters is each cluster the profile deploys to, from its ClusterSummary; byName holds
+// the SveltosClusters, which say whether a cluster can be reached.
+func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile,
+	byName map[string]*libv1beta1.SveltosCluster) ([]Cluster, error) {
+	var summaries configv1beta1.ClusterSummaryList
+	if err := c.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []Cluster
@@ -316,8 +331,9 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// notFound words a missing object as a person would look for it.
-func notFound(err error, kind, namespace, name string) error {
+// NotFound words an error reading an object that does not exist as a person would look for it:
+// "<kind> <name> not found [in namespace <namespace>]". Other errors are returned as they are.
+func NotFound(err error, kind, namespace, name string) error {
 	if !apierrors.IsNotFound(err) {
 		return err
 	}

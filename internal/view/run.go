@@ -75,7 +75,7 @@ func Run(ctx context.Context, c client.Reader, namespace, name string, opts Opti
 	family := RunFamily(namespace)
 	run := family.NewUpdateRun()
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run); err != nil {
-		return nil, notFound(err, family.UpdateRunKind(), namespace, name)
+		return nil, NotFound(err, family.UpdateRunKind(), namespace, name)
 	}
 	spec, status := run.UpdateRunSpec(), run.UpdateRunStatus()
 	r := &Rollout{Kind: family.UpdateRunKind(), Name: name, Namespace: namespace, Version: status.ResourceSnapshotIndexUsed}
