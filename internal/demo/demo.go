@@ -279,7 +279,7 @@ func (s *snapshot) runs(version string) bool {
 // run, asking first unless unattended.
 func (d *demo) approve(ctx context.Context) error {
 	args := []string{"approve", "promotion", promotionName, "--kubeconfig", d.mgmt}
-	cmd := "stagecoach " + strings.Join(args, " ")
+	cmd := d.Executable + " " + strings.Join(args, " ")
 	if d.Unattended {
 		d.say("\nstaging is soaked and healthy; approving the promotion to prod:\n  %s", cmd)
 	} else {

@@ -66,6 +66,8 @@ func (d *demo) summary(ctx context.Context) error {
 	mgmt := fleet.Management.Kubeconfig
 	d.say(`
 The fleet and the controller keep running. Look around:
+  %[8]s status promotion %[3]s --kubeconfig %[2]s
+  %[8]s get clusters --kubeconfig %[2]s
   %[1]s --kubeconfig %[2]s get clusterpromotion %[3]s -o wide
   %[1]s --kubeconfig %[2]s get clusterprofiles,clustersummaries -A
   %[1]s --kubeconfig %[2]s get events -A --field-selector involvedObject.kind=ClusterPromotion
@@ -76,7 +78,7 @@ Promote another version (2.0.0 is served too):
 Tear it all down:
   bin/stagecoach sandbox down --dir %[7]s`,
 		kubectl, mgmt, promotionName, filepath.Join(fleet.Dir, "prod.kubeconfig"),
-		sandbox.LogFile(d.Dir, "stagecoach-controller"), upgradePatch("2.0.0"), d.Dir)
+		sandbox.LogFile(d.Dir, "stagecoach-controller"), upgradePatch("2.0.0"), d.Dir, d.Executable)
 	return nil
 }
 
