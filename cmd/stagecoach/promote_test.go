@@ -31,6 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -198,11 +199,9 @@ func TestPromotionCommands(t *testing.T) {
 	waitState(t, view.Succeeded, "promotion", "cli")
 
 	// A second version reaches dev and waits there; rolled back, dev runs the first again.
-	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), p); err != nil {
-		t.Fatal(err)
-	}
-	p.Spec.ProfileSpec.PolicyRefs[0].Name = "cli-v2"
-	if err := c.Update(t.Context(), p); err != nil {
+	// A patch, not an update: the controller writes the promotion's status all the while.
+	v2 := []byte(`[{"op": "replace", "path": "/spec/profileSpec/policyRefs/0/name", "value": "cli-v2"}]`)
+	if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, v2)); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {

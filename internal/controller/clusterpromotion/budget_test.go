@@ -21,6 +21,7 @@ package clusterpromotion_test
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -167,19 +168,17 @@ func TestRollback(t *testing.T) {
 	}).Status.ProfileSpecHash
 
 	// v2: new content, and a health check prod fails.
+	// A patch, not an update: the controller writes the promotion's status all the while.
 	c := testenv.Client(t)
-	current := &configv1beta1.ClusterPromotion{}
-	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), current); err != nil {
-		t.Fatal(err)
-	}
-	current.Spec.ProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{
+	checks, err := json.Marshal([]libv1beta1.ValidateHealth{{
 		Name: "ready", FeatureID: libv1beta1.FeatureResources, Version: "v1", Kind: "ConfigMap", Namespace: "default",
 		LabelFilters: []libv1beta1.LabelFilter{{Key: "role", Operation: libv1beta1.OperationEqual, Value: name}},
 		EvaluateCEL:  []libv1beta1.CELRule{{Name: "ready", Rule: "self.data.ready == 'yes'"}},
-	}}
-	if err := c.Update(t.Context(), current); err != nil {
+	}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	edit(t, p, fmt.Sprintf(`[{"op": "add", "path": "/spec/profileSpec/validateHealths", "value": %s}]`, checks))
 	cm.Data = content(name, "v2")
 	if err := c.Update(t.Context(), cm); err != nil {
 		t.Fatal(err)
