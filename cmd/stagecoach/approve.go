@@ -88,6 +88,7 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())
 	cmd.Flags().StringVar(&stage, "stage", "", "the stage to approve (default: the stage the promotion is at)")
 	cmd.Flags().BoolVar(&ahead, "ahead", false, "approve a stage the promotion has not reached yet")
@@ -189,6 +190,7 @@ approve does: the before-stage request while the stage has not started, else the
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = kube.completeNames(runList, &namespace)
 	kube.add(cmd.Flags())
 	cmd.Flags().StringVar(&stage, "stage", "", "the stage whose approval request to approve (required)")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out")

@@ -80,6 +80,7 @@ func promotionSwitch(use, short string, suspend bool) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())
 	return cmd
 }
@@ -117,6 +118,7 @@ func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = kube.completeNames(runList, &namespace)
 	kube.add(cmd.Flags())
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out")
 	return cmd
@@ -174,6 +176,7 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())
 	return cmd
 }

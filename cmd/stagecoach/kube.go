@@ -17,15 +17,22 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
 // kubeFlags find the management cluster as kubectl does: --kubeconfig, else KUBECONFIG, else
@@ -62,4 +69,39 @@ func explain(err error) error {
 		return fmt.Errorf("permission denied: %w", err)
 	}
 	return err
+}
+
+// Lists of what a NAME argument can name, in a namespace where the kind has one.
+func promotionList(string) client.ObjectList { return &configv1beta1.ClusterPromotionList{} }
+func profileList(string) client.ObjectList   { return &configv1beta1.ClusterProfileList{} }
+func runList(namespace string) client.ObjectList {
+	return view.RunFamily(namespace).NewUpdateRunList()
+}
+
+// completeNames completes a command's NAME argument, for the shell, with the names of the
+// objects newList lists in the management cluster, in the namespace of the -n flag if any.
+func (k *kubeFlags) completeNames(newList func(namespace string) client.ObjectList, namespace *string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ns := ""
+		if namespace != nil {
+			ns = *namespace
+		}
+		c, _, err := k.client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
+		}
+		list := newList(ns)
+		if err := c.List(cmp.Or(cmd.Context(), context.Background()), list, client.InNamespace(ns)); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
+		}
+		var names []cobra.Completion
+		_ = meta.EachListItem(list, func(obj runtime.Object) error {
+			names = append(names, obj.(client.Object).GetName())
+			return nil
+		})
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
 }

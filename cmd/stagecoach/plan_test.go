@@ -63,6 +63,9 @@ func stagecoachAs(ctx context.Context, kubeconfig string, args ...string) (strin
 	cmd := newRootCommand()
 	switch args[0] {
 	case "version", "completion":
+	case "__complete": // the shell's request: the word being completed comes last
+		last := args[len(args)-1]
+		args = append(append(args[:len(args)-1:len(args)-1], "--kubeconfig", kubeconfig), last)
 	case "register", "unregister":
 		args = append(args, "--management-kubeconfig", kubeconfig) // their --kubeconfig is the managed cluster's
 	default:

@@ -179,6 +179,11 @@ func TestPromotionCommands(t *testing.T) {
 	if out, err := stagecoach(t, "get", "promotions"); err != nil || !strings.Contains(out, "cli ") || !strings.Contains(out, " Succeeded ") {
 		t.Errorf("get promotions (%v):\n%s", err, out)
 	}
+	// The shell completes names from the management cluster.
+	if out, err := stagecoach(t, "__complete", "approve", "promotion", ""); err != nil || !strings.HasPrefix(out, "cli\n") {
+		t.Errorf("completing a promotion's name: %v: %q", err, out)
+	}
+
 	// Each stage's ClusterProfile, on its own.
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		out, err := stagecoachWithin(ctx, "status", "profile", p.StageProfileName("prod"))

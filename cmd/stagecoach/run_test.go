@@ -103,6 +103,9 @@ func TestRunCommands(t *testing.T) {
 			t.Errorf("stagecoach %s: %v (%s), want an error with %q", args, err, out, want)
 		}
 	}
+	if out, err := stagecoach(t, "__complete", "status", "run", ""); err != nil || !strings.Contains(out, "clirun-1\n") {
+		t.Errorf("completing a run's name: %v: %q", err, out)
+	}
 	if out, err := stagecoach(t, "approve", "run", "clirun-1", "--stage", "dev"); err != nil ||
 		out != "approved ClusterApprovalRequest clirun-1-dev (stage dev of ClusterStagedUpdateRun clirun-1)\n" {
 		t.Fatalf("approve run: %v: %q", err, out)

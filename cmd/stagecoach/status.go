@@ -48,7 +48,8 @@ func newStatusCommand() *cobra.Command {
 		Use:   "status",
 		Short: "Show a rollout as a tree: stages, their clusters, what each runs and what each stage waits for",
 	}
-	describe := func(use, short, example string, namespaced bool, load func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error)) *cobra.Command {
+	describe := func(use, short, example string, list func(string) client.ObjectList, namespaced bool,
+		load func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error)) *cobra.Command {
 		var f statusFlags
 		sub := &cobra.Command{
 			Use: use, Short: short, Example: example, Args: cobra.ExactArgs(1),
@@ -56,6 +57,7 @@ func newStatusCommand() *cobra.Command {
 				return f.run(cmd, func(ctx context.Context, c client.Reader) (*view.Rollout, error) { return load(ctx, c, args[0], &f) })
 			},
 		}
+		sub.ValidArgsFunction = f.kube.completeNames(list, &f.namespace)
 		f.kube.add(sub.Flags())
 		sub.Flags().StringVarP(&f.output, "output", "o", "", "json or yaml; a tree when left out")
 		sub.Flags().BoolVarP(&f.watch, "watch", "w", false, "follow the rollout until it succeeds or fails")
@@ -67,16 +69,16 @@ func newStatusCommand() *cobra.Command {
 		return sub
 	}
 	cmd.AddCommand(
-		describe("promotion NAME", "Show a ClusterPromotion's stages and clusters", "  stagecoach status promotion kyverno --watch", false,
+		describe("promotion NAME", "Show a ClusterPromotion's stages and clusters", "  stagecoach status promotion kyverno --watch", promotionList, false,
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
 				return view.Promotion(ctx, c, name, view.Options{MaxClusters: f.clusters})
 			}),
 		describe("run NAME", "Show a ClusterStagedUpdateRun's (or, with -n, a StagedUpdateRun's) stages and clusters",
-			"  stagecoach status run example-run\n  stagecoach status run web-run -n test-namespace -o json", true,
+			"  stagecoach status run example-run\n  stagecoach status run web-run -n test-namespace -o json", runList, true,
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
 				return view.Run(ctx, c, f.namespace, name, view.Options{MaxClusters: f.clusters})
 			}),
-		describe("profile NAME", "Show a ClusterProfile's clusters", "  stagecoach status profile kyverno", false,
+		describe("profile NAME", "Show a ClusterProfile's clusters", "  stagecoach status profile kyverno", profileList, false,
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
 				return view.Profile(ctx, c, name, view.Options{MaxClusters: f.clusters})
 			}),
