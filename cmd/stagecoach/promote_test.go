@@ -193,13 +193,15 @@ func TestPromotionCommands(t *testing.T) {
 		return nil
 	})
 
-	for verb, want := range map[string]string{"suspend": "suspended ClusterPromotion cli\n", "resume": "resumed ClusterPromotion cli\n"} {
-		if out, err := stagecoach(t, verb, "promotion", "cli"); err != nil || out != want {
-			t.Fatalf("%s: %v: %q", verb, err, out)
-		}
-		if verb == "suspend" {
-			waitState(t, view.Suspended, "promotion", "cli")
-		}
+	if out, err := stagecoach(t, "suspend", "promotion", "cli"); err != nil || out != "suspended ClusterPromotion cli\n" {
+		t.Fatalf("suspend: %v: %q", err, out)
+	}
+	waitState(t, view.Suspended, "promotion", "cli")
+	if out, err := stagecoach(t, "suspend", "promotion", "cli"); err != nil || out != "ClusterPromotion cli is already suspended\n" {
+		t.Errorf("suspending again: %v: %q", err, out)
+	}
+	if out, err := stagecoach(t, "resume", "promotion", "cli"); err != nil || out != "resumed ClusterPromotion cli\n" {
+		t.Fatalf("resume: %v: %q", err, out)
 	}
 	waitState(t, view.Succeeded, "promotion", "cli")
 
