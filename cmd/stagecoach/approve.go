@@ -62,9 +62,9 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 			if err != nil {
 				return err
 			}
-			p := &configv1beta1.ClusterPromotion{}
-			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
+			p, err := getPromotion(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
 			}
 			idx, err := approvableStage(p, stage, ahead)
 			if err != nil {
@@ -153,11 +153,11 @@ approve does: the before-stage request while the stage has not started, else the
 			if err != nil {
 				return err
 			}
-			family := view.RunFamily(namespace)
-			run := family.NewUpdateRun()
-			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: args[0]}, run); err != nil {
-				return explain(view.NotFound(err, family.UpdateRunKind(), namespace, args[0]))
+			run, err := getRun(cmd.Context(), c, namespace, args[0])
+			if err != nil {
+				return err
 			}
+			family := placementv1beta1.FamilyOf(run)
 			task, err := pendingApproval(run, stage)
 			if err != nil {
 				return err

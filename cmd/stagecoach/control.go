@@ -63,9 +63,9 @@ func promotionSwitch(use, short string, suspend bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p := &configv1beta1.ClusterPromotion{}
-			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
+			p, err := getPromotion(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
 			}
 			done := map[bool]string{true: "suspended", false: "resumed"}[suspend]
 			if p.Spec.Suspend == suspend {
@@ -97,11 +97,11 @@ func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			family := view.RunFamily(namespace)
-			run := family.NewUpdateRun()
-			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: args[0]}, run); err != nil {
-				return explain(view.NotFound(err, family.UpdateRunKind(), namespace, args[0]))
+			run, err := getRun(cmd.Context(), c, namespace, args[0])
+			if err != nil {
+				return err
 			}
+			family := placementv1beta1.FamilyOf(run)
 			done := map[placementv1beta1.State]string{placementv1beta1.StateRun: "resumed", placementv1beta1.StateStop: "stopped"}[state]
 			if current := run.UpdateRunSpec().State; current == state || current == "" && state == placementv1beta1.StateRun {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s %s already has state %s\n", family.UpdateRunKind(), args[0], state)
@@ -148,9 +148,9 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 			if err != nil {
 				return err
 			}
-			p := &configv1beta1.ClusterPromotion{}
-			if err := c.Get(cmd.Context(), client.ObjectKey{Name: args[0]}, p); err != nil {
-				return explain(view.NotFound(err, "ClusterPromotion", "", args[0]))
+			p, err := getPromotion(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
 			}
 			current, lkg := p.Status.ProfileSpecHash, p.Status.LastKnownGood
 			switch {
@@ -159,16 +159,16 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 			case lkg == nil:
 				return fmt.Errorf("ClusterPromotion %s has no last known good version: no version has gone through every stage yet", p.Name)
 			case slices.Equal(lkg.ProfileSpecHash, current):
-				return fmt.Errorf("ClusterPromotion %s runs its last known good version %x: there is nothing to roll back", p.Name, current[:4])
+				return fmt.Errorf("ClusterPromotion %s runs its last known good version %s: there is nothing to roll back", p.Name, view.Version(current))
 			case p.Status.Rollback != nil && p.Status.Failure != nil && slices.Equal(p.Status.Failure.ProfileSpecHash, current):
-				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already rolling back version %x\n", p.Name, current[:4])
+				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already rolling back version %s\n", p.Name, view.Version(current))
 				return nil
 			}
 			patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RollbackAnnotation, hex.EncodeToString(current))
 			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.MergePatchType, patch)); err != nil {
 				return explain(err)
 			}
-			msg := fmt.Sprintf("rolling back ClusterPromotion %s from version %x to %x", p.Name, current[:4], lkg.ProfileSpecHash[:4])
+			msg := fmt.Sprintf("rolling back ClusterPromotion %s from version %s to %s", p.Name, view.Version(current), view.Version(lkg.ProfileSpecHash))
 			if p.Spec.Suspend {
 				msg += " (once it is resumed: it is suspended)"
 			}

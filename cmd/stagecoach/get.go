@@ -86,11 +86,8 @@ func getPromotions(cmd *cobra.Command, c client.Reader, w io.Writer) error {
 	for i := range list.Items {
 		p := &list.Items[i]
 		state, msg := view.PromotionState(p)
-		version := ""
-		if h := p.Status.ProfileSpecHash; len(h) > 0 {
-			version = fmt.Sprintf("%x", h[:min(4, len(h))])
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.Status.CurrentStageName), state, dash(version), age(p.CreationTimestamp), short(msg))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.Status.CurrentStageName), state, dash(view.Version(p.Status.ProfileSpecHash)),
+			age(p.CreationTimestamp), short(msg))
 	}
 	return nil
 }

@@ -78,6 +78,17 @@ func stagecoachAs(ctx context.Context, kubeconfig string, args ...string) (strin
 	return out.String(), err
 }
 
+// refused runs each command line, split at spaces, and expects it to fail with an error that
+// says what the map gives.
+func refused(t *testing.T, says map[string]string) {
+	t.Helper()
+	for args, want := range says {
+		if out, err := stagecoach(t, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("stagecoach %s: %v (%s), want an error with %q", args, err, out, want)
+		}
+	}
+}
+
 // chartRepo serves testdata/charts once for the whole test binary.
 var chartRepo = sync.OnceValues(func() (string, error) {
 	url, _, err := chartrepo.Serve(context.Background(), "../../testdata/charts")

@@ -17,7 +17,6 @@ limitations under the License.
 package view
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -54,13 +53,13 @@ func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
 	}
 	progressing := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
 	switch {
-	case p.Status.Rollback != nil && failed(p) != nil:
+	case p.Status.Rollback != nil && clusterpromotion.FailedVersion(p) != nil:
 		// Read from the condition, so that the state and its message agree.
 		if ready != nil && ready.Reason == clusterpromotion.ReasonRolledBack {
 			return RolledBack, msg
 		}
 		return RollingBack, msg
-	case failed(p) != nil:
+	case clusterpromotion.FailedVersion(p) != nil:
 		return Failed, msg
 	case progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == clusterpromotion.ReasonPromoted:
 		if ready != nil && ready.Status == metav1.ConditionTrue {
@@ -75,12 +74,10 @@ func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
 	return Waiting, msg
 }
 
-// failed is the failure of the version being rolled out, nil when it has not failed.
-func failed(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
-	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
-		return f
-	}
-	return nil
+// Version names a promotion's version as people read it: the first bytes of its profile-spec
+// hash, in hex; "" for none.
+func Version(hash []byte) string {
+	return fmt.Sprintf("%x", hash[:min(4, len(hash))])
 }
 
 // Promotion describes the ClusterPromotion name: its state, then each stage with its clusters,
@@ -92,9 +89,7 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 	}
 	r := &Rollout{Kind: "ClusterPromotion", Name: p.Name}
 	r.State, r.Message = PromotionState(p)
-	if h := p.Status.ProfileSpecHash; len(h) > 0 {
-		r.Version = fmt.Sprintf("%x", h[:min(4, len(h))])
-	}
+	r.Version = Version(p.Status.ProfileSpecHash)
 	current := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
 	fleet, err := sveltosClusters(ctx, c)
 	if err != nil {
@@ -132,7 +127,7 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 func promotionStage(p *configv1beta1.ClusterPromotion, i, current int, state State) Stage {
 	name := p.Spec.Stages[i].Name
 	st := Stage{Name: name, State: Pending}
-	f := failed(p)
+	f := clusterpromotion.FailedVersion(p)
 	if rb := p.Status.Rollback; rb != nil && f != nil {
 		if j := slices.Index(rb.Stages, name); j >= 0 {
 			switch {

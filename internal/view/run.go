@@ -108,20 +108,13 @@ func Run(ctx context.Context, c client.Reader, namespace, name string, opts Opti
 		counted(&st, status.StagesStatus[i].ClusterCounts)
 		r.Stages = append(r.Stages, st)
 	}
-	if d := status.DeletionStageStatus; d != nil && stageSize(d) > 0 {
+	if d := status.DeletionStageStatus; d != nil && updaterun.StageSize(d) > 0 {
 		st := runStage(d, byCluster, spec.PlacementName, snapshot)
 		st.finish(opts.MaxClusters)
 		counted(&st, d.ClusterCounts)
 		r.Stages = append(r.Stages, st)
 	}
 	return r, nil
-}
-
-func stageSize(st *placementv1beta1.StageUpdatingStatus) int {
-	if st.ClusterCounts != nil {
-		return int(st.ClusterCounts.Total)
-	}
-	return len(st.Clusters) + len(st.NotStartedClusters) + len(st.UpdatingClusters)
 }
 
 // counted takes a large stage's counts from the run, which counts the clusters it does not list.

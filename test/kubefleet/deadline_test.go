@@ -20,7 +20,6 @@ package kubefleet
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
 )
 
 // TestProgressDeadlineFailsRun: member3 already has a Namespace of the placement's name, which
@@ -40,7 +37,6 @@ import (
 // one failing cluster; its progress deadline does not, and the run fails when it passes, naming
 // member3, while member1 and member2 keep what they received.
 func TestProgressDeadlineFailsRun(t *testing.T) {
-	c := testenv.Client(t)
 	const deadline = 15 * time.Second
 	one := intstr.FromInt32(1)
 	strategy := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "pd-strategy"}}
@@ -57,31 +53,11 @@ func TestProgressDeadlineFailsRun(t *testing.T) {
 	})
 	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "pd-run"}}
 	run.Spec.PlacementName, run.Spec.StagedUpdateStrategyName = "pd-placement", "pd-strategy"
-	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pd-ns"}}, strategy, crp} {
-		if err := c.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-	}
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		return c.Get(ctx, client.ObjectKey{Name: "pd-placement-0-snapshot"}, &placementv1beta1.ClusterResourceSnapshot{})
-	})
-	if err := c.Create(t.Context(), run); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), run) })
+	createAll(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pd-ns"}}, strategy, crp)
+	waitSnapshot(t, "pd-placement-0-snapshot")
+	createAll(t, run)
 
-	var failed *placementv1beta1.ClusterStagedUpdateRun
-	testenv.Eventually(t, timeout+deadline, func(ctx context.Context) error {
-		var err error
-		if failed, err = getRun(ctx, "pd-run", c); err != nil {
-			return err
-		}
-		if s := meta.FindStatusCondition(failed.Status.Conditions, "Succeeded"); s == nil || s.Status != metav1.ConditionFalse {
-			return fmt.Errorf("pd-run has not failed: %+v", failed.Status.Conditions)
-		}
-		return nil
-	})
+	failed := runFailed(t, "pd-run", timeout+deadline)
 	msg := meta.FindStatusCondition(failed.Status.Conditions, "Succeeded").Message
 	if !strings.Contains(msg, "stage all failed: the stage was not deployed and healthy by its progressDeadline (") ||
 		!strings.Contains(msg, "; failing: member3: ") {

@@ -49,20 +49,9 @@ func TestDenyWindowHoldsRun(t *testing.T) {
 	crp := externalPlacement("dw-placement", "dw-ns")
 	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "dw-run"}}
 	run.Spec.PlacementName, run.Spec.StagedUpdateStrategyName = "dw-placement", "dw-strategy"
-	objs := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dw-ns"}}, strategy, crp}
-	for _, obj := range objs {
-		if err := c.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-	}
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		return c.Get(ctx, client.ObjectKey{Name: "dw-placement-0-snapshot"}, &placementv1beta1.ClusterResourceSnapshot{})
-	})
-	if err := c.Create(t.Context(), run); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), run) })
+	createAll(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dw-ns"}}, strategy, crp)
+	waitSnapshot(t, "dw-placement-0-snapshot")
+	createAll(t, run)
 
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		got, err := getRun(ctx, "dw-run", c)

@@ -198,3 +198,23 @@ func externalPlacement(name, ns string) *placementv1beta1.ClusterResourcePlaceme
 	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
 	return crp
 }
+
+// createAll creates the objects, in order, and deletes them when the test ends.
+func createAll(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	c := testenv.Client(t)
+	for _, obj := range objs {
+		if err := c.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+	}
+}
+
+// waitSnapshot waits for the ClusterResourceSnapshot name, which the placement controller writes.
+func waitSnapshot(t *testing.T, name string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		return testenv.Client(t).Get(ctx, client.ObjectKey{Name: name}, &placementv1beta1.ClusterResourceSnapshot{})
+	})
+}

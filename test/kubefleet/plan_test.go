@@ -48,12 +48,7 @@ func TestPlanUpdateRun(t *testing.T) {
 		{Name: "canary", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"environment": "canary"}}, SortingLabelKey: ptr("order")},
 	}
 	crp := externalPlacement("plan-placement", "plan-ns")
-	for _, obj := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plan-ns"}}, cm, strategy, crp} {
-		if err := c.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-	}
+	createAll(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "plan-ns"}}, cm, strategy, crp)
 	planner := &plan.Planner{Client: c, Clusters: fleet.NewCache(c, fleet.CacheOptions{})}
 	run := func(name, index string) *placementv1beta1.ClusterStagedUpdateRun {
 		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}

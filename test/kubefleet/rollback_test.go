@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/testenv"
@@ -54,18 +53,7 @@ func TestRollbackRun(t *testing.T) {
 	}
 	crp := externalPlacement("rb-placement", "rb-ns")
 	crp.Spec.Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverTypeNever}
-	for _, obj := range []client.Object{ns, cm, strategy, crp} {
-		if err := c.Create(t.Context(), obj); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
-	}
-	waitSnapshot := func(name string) {
-		t.Helper()
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			return c.Get(ctx, client.ObjectKey{Name: name}, &placementv1beta1.ClusterResourceSnapshot{})
-		})
-	}
+	createAll(t, ns, cm, strategy, crp)
 	start := func(name, index string) {
 		t.Helper()
 		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -81,7 +69,7 @@ func TestRollbackRun(t *testing.T) {
 			"004-approval-patch-clusterapprovalrequest-example-run-canary.json")
 	}
 
-	waitSnapshot("rb-placement-0-snapshot")
+	waitSnapshot(t, "rb-placement-0-snapshot")
 	start("rb-run-1", "0")
 	approveStaging("rb-run-1")
 	runSucceeded(t, "rb-run-1")
@@ -96,7 +84,7 @@ func TestRollbackRun(t *testing.T) {
 	if err := c.Create(t.Context(), extra); err != nil {
 		t.Fatal(err)
 	}
-	waitSnapshot("rb-placement-1-snapshot")
+	waitSnapshot(t, "rb-placement-1-snapshot")
 	start("rb-run-2", "1")
 	approveStaging("rb-run-2")
 	// Staging's approval is asked for once staging runs the new snapshot: member2 has it.
@@ -104,17 +92,7 @@ func TestRollbackRun(t *testing.T) {
 		t.Fatalf("member2 does not run the new snapshot: %v", err)
 	}
 
-	var failed *placementv1beta1.ClusterStagedUpdateRun
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		var err error
-		if failed, err = getRun(ctx, "rb-run-2", c); err != nil {
-			return err
-		}
-		if s := meta.FindStatusCondition(failed.Status.Conditions, "Succeeded"); s == nil || s.Status != metav1.ConditionFalse {
-			return fmt.Errorf("rb-run-2 has not failed: %+v", failed.Status.Conditions)
-		}
-		return nil
-	})
+	failed := runFailed(t, "rb-run-2", timeout)
 	msg := meta.FindStatusCondition(failed.Status.Conditions, "Succeeded").Message
 	for _, want := range []string{"stage canary failed: 1 cluster fails, more than maxFailures allows (0): member3: ",
 		"rolling back: started ClusterStagedUpdateRun rb-run-2-rollback to resource snapshot index 0"} {

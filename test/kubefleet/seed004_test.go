@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -68,6 +69,23 @@ func runSucceeded(t *testing.T, name string) *placementv1beta1.ClusterStagedUpda
 		}
 		if !meta.IsStatusConditionTrue(run.Status.Conditions, "Succeeded") {
 			return fmt.Errorf("run %s not succeeded: %+v", name, run.Status.Conditions)
+		}
+		return nil
+	})
+	return run
+}
+
+// runFailed waits, at most within, until the run has failed, and returns it.
+func runFailed(t *testing.T, name string, within time.Duration) *placementv1beta1.ClusterStagedUpdateRun {
+	t.Helper()
+	var run *placementv1beta1.ClusterStagedUpdateRun
+	testenv.Eventually(t, within, func(ctx context.Context) error {
+		var err error
+		if run, err = getRun(ctx, name, testenv.Client(t)); err != nil {
+			return err
+		}
+		if s := meta.FindStatusCondition(run.Status.Conditions, "Succeeded"); s == nil || s.Status != metav1.ConditionFalse {
+			return fmt.Errorf("run %s has not failed: %+v", name, run.Status.Conditions)
 		}
 		return nil
 	})

@@ -33,8 +33,8 @@ import (
 // progress deadline: the promotion stops there until a new version starts.
 const ReasonStageFailed = "StageFailed"
 
-// failedVersion is the failure of the version being rolled out, nil when it has not failed.
-func failedVersion(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
+// FailedVersion is the failure of the version being rolled out, nil when it has not failed.
+func FailedVersion(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
 	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
 		return f
 	}

@@ -171,7 +171,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st.LastStatusCheckTime = &now
 	setDeadline(stage, st, now)
 	r.takeRollbackRequest(p, idx, now)
-	if failedVersion(p) != nil {
+	if FailedVersion(p) != nil {
 		// The version failed: it stays where it stopped, or goes back, until a new one starts.
 		return r.afterFailure(ctx, p)
 	}

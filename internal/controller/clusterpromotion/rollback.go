@@ -93,7 +93,7 @@ func planRollback(p *configv1beta1.ClusterPromotion, idx int) {
 // to go back to, it says so once and changes nothing.
 func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) {
 	v, ok := p.Annotations[configv1beta1.RollbackAnnotation]
-	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || failedVersion(p) != nil {
+	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || FailedVersion(p) != nil {
 		return
 	}
 	if !canRollBack(p) {

@@ -49,8 +49,8 @@ func newStage(name string, clusters []string, max int) placementv1beta1.StageUpd
 	return st
 }
 
-// stageSize is the number of clusters in the stage, listed or not.
-func stageSize(st *placementv1beta1.StageUpdatingStatus) int {
+// StageSize is the number of clusters in the stage, listed or not.
+func StageSize(st *placementv1beta1.StageUpdatingStatus) int {
 	if st.ClusterCounts != nil {
 		return int(st.ClusterCounts.Total)
 	}

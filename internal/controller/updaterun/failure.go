@@ -39,7 +39,7 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 	if cfg.MaxFailures == nil && cfg.ProgressDeadline == nil {
 		return "", nil
 	}
-	budget, err := rollout.MaxFailures(cfg.MaxFailures, stageSize(st))
+	budget, err := rollout.MaxFailures(cfg.MaxFailures, StageSize(st))
 	if err != nil {
 		return "", abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
