@@ -45,10 +45,15 @@ test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no e
 test-image: ## Build the image, push it to a loopback registry and run the binary it holds.
 	cd hack/image && go vet ./... && go test -count 1 -timeout 30m ./...
 
-# Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag.
+# Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag. The
+# dashboard's test drives a headless Chromium, which it may not do without: make browser.
 .PHONY: test-e2e
-test-e2e: kube ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
-	go test -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
+test-e2e: kube browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
+	STAGECOACH_REQUIRE_BROWSER=1 go test -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
+
+.PHONY: browser
+browser: ## Install Debian's chromium, for the dashboard's browser test, when no Chromium is on PATH.
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || hack/install-chromium.sh
 
 TRIALS ?= 2
 # Two sandbox fleets run their trials side by side: the trials mostly wait (soaks, approvals,

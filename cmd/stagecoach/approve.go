@@ -17,20 +17,11 @@ limitations under the License.
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/view"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
 )
 
 func newApproveCommand() *cobra.Command {
@@ -62,29 +53,11 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 			if err != nil {
 				return err
 			}
-			p, err := getPromotion(cmd.Context(), c, args[0])
+			msg, err := operate.ApprovePromotion(cmd.Context(), c, args[0], stage, ahead)
 			if err != nil {
-				return err
-			}
-			idx, err := approvableStage(p, stage, ahead)
-			if err != nil {
-				return err
-			}
-			name := p.Spec.Stages[idx].Name
-			if a := p.Spec.Stages[idx].Trigger.Manual.Approved; a != nil && *a {
-				fmt.Fprintf(cmd.OutOrStdout(), "stage %s of ClusterPromotion %s is already approved\n", name, p.Name)
-				return nil
-			}
-			// The test guards against stages reordered since they were read.
-			ops := []map[string]any{
-				{"op": "test", "path": fmt.Sprintf("/spec/stages/%d/name", idx), "value": name},
-				{"op": "add", "path": fmt.Sprintf("/spec/stages/%d/trigger/manual/approved", idx), "value": true},
-			}
-			data, _ := json.Marshal(ops)
-			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.JSONPatchType, data)); err != nil {
 				return explain(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "approved stage %s of ClusterPromotion %s\n", name, p.Name)
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}
@@ -93,42 +66,6 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 	cmd.Flags().StringVar(&stage, "stage", "", "the stage to approve (default: the stage the promotion is at)")
 	cmd.Flags().BoolVar(&ahead, "ahead", false, "approve a stage the promotion has not reached yet")
 	return cmd
-}
-
-// approvableStage is the index of the stage to approve: the named one, or the one the promotion
-// is at; an error says why it may not be approved.
-func approvableStage(p *configv1beta1.ClusterPromotion, stage string, ahead bool) (int, error) {
-	names := make([]string, len(p.Spec.Stages))
-	for i, s := range p.Spec.Stages {
-		names[i] = s.Name
-	}
-	current := slices.Index(names, p.Status.CurrentStageName)
-	idx := current
-	if stage != "" {
-		if idx = slices.Index(names, stage); idx < 0 {
-			return 0, fmt.Errorf("ClusterPromotion %s has no stage %s; its stages are %s", p.Name, stage, strings.Join(names, ", "))
-		}
-	} else if current < 0 {
-		return 0, fmt.Errorf("ClusterPromotion %s has not started its first stage yet; name the stage with --stage and --ahead to approve it in advance", p.Name)
-	}
-	name := names[idx]
-	if t := p.Spec.Stages[idx].Trigger; t == nil || t.Manual == nil {
-		return 0, fmt.Errorf("stage %s of ClusterPromotion %s has an automatic trigger: there is nothing to approve", name, p.Name)
-	}
-	state, _ := view.PromotionState(p)
-	switch {
-	case current >= 0 && idx < current:
-		return 0, fmt.Errorf("stage %s of ClusterPromotion %s is behind it: the promotion is at stage %s", name, p.Name, p.Status.CurrentStageName)
-	case idx == current && state == view.Succeeded:
-		return 0, fmt.Errorf("ClusterPromotion %s has gone through every stage: there is nothing to approve", p.Name)
-	case idx != current && !ahead:
-		at := "has not started yet"
-		if current >= 0 {
-			at = "is at stage " + p.Status.CurrentStageName
-		}
-		return 0, fmt.Errorf("stage %s of ClusterPromotion %s is not waiting: the promotion %s (--ahead approves it in advance)", name, p.Name, at)
-	}
-	return idx, nil
 }
 
 func newApproveRunCommand() *cobra.Command {
@@ -153,40 +90,11 @@ approve does: the before-stage request while the stage has not started, else the
 			if err != nil {
 				return err
 			}
-			run, err := getRun(cmd.Context(), c, namespace, args[0])
+			msg, err := operate.ApproveRun(cmd.Context(), c, namespace, args[0], stage, "stagecoach approve run")
 			if err != nil {
-				return err
-			}
-			family := placementv1beta1.FamilyOf(run)
-			task, err := pendingApproval(run, stage)
-			if err != nil {
-				return err
-			}
-			if task == "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "stage %s of %s %s is already approved\n", stage, family.UpdateRunKind(), args[0])
-				return nil
-			}
-			req := family.NewApprovalRequest()
-			if err := c.Get(cmd.Context(), client.ObjectKey{Namespace: namespace, Name: task}, req); err != nil {
-				return explain(view.NotFound(err, family.ApprovalRequestKind(), namespace, task))
-			}
-			reason := placementv1beta1.ApprovalRequestApprovedReason
-			if !family.Namespaced {
-				reason = placementv1beta1.ClusterApprovalRequestApprovedReason
-			}
-			status := req.ApprovalRequestStatus()
-			approved := placementv1beta1.ApprovalCondition{Type: string(placementv1beta1.ApprovalRequestConditionApproved), Status: metav1.ConditionTrue,
-				ObservedGeneration: req.GetGeneration(), LastTransitionTime: metav1.Now(), Reason: reason, Message: "approved with stagecoach approve run"}
-			if c := status.Condition(placementv1beta1.ApprovalRequestConditionApproved); c != nil {
-				*c = approved
-			} else {
-				status.Conditions = append(status.Conditions, approved)
-			}
-			// An update, not a patch: it fails rather than overwrite conditions written since.
-			if err := c.Status().Update(cmd.Context(), req); err != nil {
 				return explain(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "approved %s %s (stage %s of %s %s)\n", family.ApprovalRequestKind(), task, stage, family.UpdateRunKind(), args[0])
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}
@@ -195,41 +103,4 @@ approve does: the before-stage request while the stage has not started, else the
 	cmd.Flags().StringVar(&stage, "stage", "", "the stage whose approval request to approve (required)")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out")
 	return cmd
-}
-
-// pendingApproval is the name of the approval request the run's stage waits on: its first
-// Approval task whose request exists and is not approved yet; "" when every one is approved.
-func pendingApproval(run placementv1beta1.UpdateRunObj, stage string) (string, error) {
-	kind := placementv1beta1.FamilyOf(run).UpdateRunKind()
-	var names []string
-	for _, st := range run.UpdateRunStatus().StagesStatus {
-		names = append(names, st.StageName)
-		if st.StageName != stage {
-			continue
-		}
-		tasks := append(slices.Clone(st.BeforeStageTaskStatus), st.AfterStageTaskStatus...)
-		hasApproval := false
-		for _, t := range tasks {
-			if t.Type != placementv1beta1.StageTaskTypeApproval {
-				continue
-			}
-			hasApproval = true
-			if meta.IsStatusConditionTrue(t.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestApproved)) {
-				continue
-			}
-			if meta.IsStatusConditionTrue(t.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestCreated)) {
-				return t.ApprovalRequestName, nil
-			}
-			return "", fmt.Errorf("stage %s of %s %s has not asked for approval yet: it asks when the run gets there", stage, kind, run.GetName())
-		}
-		if !hasApproval {
-			return "", fmt.Errorf("stage %s of %s %s has no Approval task: there is nothing to approve", stage, kind, run.GetName())
-		}
-		return "", nil // every approval given
-	}
-	if len(names) == 0 {
-		state, msg := view.RunState(run)
-		return "", fmt.Errorf("%s %s has no stages yet (%s: %s)", kind, run.GetName(), state, msg)
-	}
-	return "", fmt.Errorf("%s %s has no stage %s; its stages are %s", kind, run.GetName(), stage, strings.Join(names, ", "))
 }

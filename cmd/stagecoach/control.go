@@ -30,6 +30,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
@@ -63,20 +64,11 @@ func promotionSwitch(use, short string, suspend bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := getPromotion(cmd.Context(), c, args[0])
+			msg, err := operate.SuspendPromotion(cmd.Context(), c, args[0], suspend)
 			if err != nil {
-				return err
-			}
-			done := map[bool]string{true: "suspended", false: "resumed"}[suspend]
-			if p.Spec.Suspend == suspend {
-				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already %s\n", p.Name, map[bool]string{true: "suspended", false: "running"}[suspend])
-				return nil
-			}
-			patch := fmt.Appendf(nil, `{"spec":{"suspend":%t}}`, suspend)
-			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.MergePatchType, patch)); err != nil {
 				return explain(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s ClusterPromotion %s\n", done, p.Name)
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}
@@ -97,24 +89,11 @@ func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			run, err := getRun(cmd.Context(), c, namespace, args[0])
+			msg, err := operate.SetRunState(cmd.Context(), c, namespace, args[0], state)
 			if err != nil {
-				return err
-			}
-			family := placementv1beta1.FamilyOf(run)
-			done := map[placementv1beta1.State]string{placementv1beta1.StateRun: "resumed", placementv1beta1.StateStop: "stopped"}[state]
-			if current := run.UpdateRunSpec().State; current == state || current == "" && state == placementv1beta1.StateRun {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s already has state %s\n", family.UpdateRunKind(), args[0], state)
-				return nil
-			}
-			if s, msg := view.RunState(run); s.Final() {
-				return fmt.Errorf("%s %s has finished (%s: %s): it can no longer be stopped or resumed", family.UpdateRunKind(), args[0], s, msg)
-			}
-			patch := fmt.Appendf(nil, `{"spec":{"state":%q}}`, state)
-			if err := c.Patch(cmd.Context(), run, client.RawPatch(types.MergePatchType, patch)); err != nil {
 				return explain(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s %s %s\n", done, family.UpdateRunKind(), args[0])
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}

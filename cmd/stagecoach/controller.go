@@ -29,12 +29,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
+	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
@@ -46,6 +48,8 @@ type controllerOptions struct {
 	metricsAddr             string
 	probeAddr               string
 	pprofAddr               string
+	dashboardAddr           string
+	dashboardActionsAs      string
 	leaderElect             bool
 	leaderElectionNamespace string
 	leaseDuration           time.Duration
@@ -74,6 +78,9 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
 	f.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints; 0 disables them")
 	f.StringVar(&opts.pprofAddr, "pprof-bind-address", "0", "address of the Go profiler's /debug/pprof endpoints; 0 disables them")
+	f.StringVar(&opts.dashboardAddr, "dashboard-bind-address", "0", "address of the web dashboard (docs/dashboard.md); 0 disables it")
+	f.StringVar(&opts.dashboardActionsAs, "dashboard-actions-as", "",
+		"turns on the dashboard's actions (approve, suspend, resume, stop), performed as this user, impersonated: its RBAC decides. Empty keeps the dashboard read-only")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	f.DurationVar(&opts.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a standby replica waits, after the leader last renewed its Lease, before it takes over")
@@ -135,6 +142,9 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	if err := controller.Setup(mgr, opts.controllers); err != nil {
 		return err
 	}
+	if err := addDashboard(mgr, cfg, opts); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
@@ -143,6 +153,24 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	}
 	log.Info("starting", "host", cfg.Host, "leaderElection", opts.leaderElect, "shard", opts.controllers.Shard.String())
 	return start(cmd.Context(), mgr)
+}
+
+// addDashboard serves the dashboard from the manager when --dashboard-bind-address asks for it.
+func addDashboard(mgr ctrl.Manager, cfg *rest.Config, opts controllerOptions) error {
+	if opts.dashboardAddr == "" || opts.dashboardAddr == "0" {
+		return nil
+	}
+	dopts := dashboard.Options{Log: ctrl.Log.WithName("dashboard")}
+	if opts.dashboardActionsAs != "" {
+		acting := rest.CopyConfig(cfg)
+		acting.Impersonate = rest.ImpersonationConfig{UserName: opts.dashboardActionsAs}
+		w, err := client.New(acting, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+		if err != nil {
+			return err
+		}
+		dopts.Writer, dopts.ActingAs = w, opts.dashboardActionsAs
+	}
+	return mgr.Add(dashboard.Runnable(mgr, opts.dashboardAddr, dopts))
 }
 
 // shutdownTimeout bounds a stop: the manager's own graceful shutdown (30 s) and a little more.

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -109,20 +109,6 @@ func (k *kubeFlags) completeNames(newList func(namespace string) client.ObjectLi
 
 // getPromotion reads the ClusterPromotion name, or says why it cannot.
 func getPromotion(ctx context.Context, c client.Reader, name string) (*configv1beta1.ClusterPromotion, error) {
-	p := &configv1beta1.ClusterPromotion{}
-	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
-		return nil, explain(view.NotFound(err, "ClusterPromotion", "", name))
-	}
-	return p, nil
-}
-
-// getRun reads the update run namespace/name, a ClusterStagedUpdateRun when namespace is empty,
-// or says why it cannot.
-func getRun(ctx context.Context, c client.Reader, namespace, name string) (placementv1beta1.UpdateRunObj, error) {
-	family := view.RunFamily(namespace)
-	run := family.NewUpdateRun()
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run); err != nil {
-		return nil, explain(view.NotFound(err, family.UpdateRunKind(), namespace, name))
-	}
-	return run, nil
+	p, err := operate.Promotion(ctx, c, name)
+	return p, explain(err)
 }

@@ -33,6 +33,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // Options bound what a description lists.
@@ -87,18 +88,15 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
 		return nil, NotFound(err, "ClusterPromotion", "", name)
 	}
-	r := &Rollout{Kind: "ClusterPromotion", Name: p.Name}
-	r.State, r.Message = PromotionState(p)
-	r.Version = Version(p.Status.ProfileSpecHash)
-	current := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	r := PromotionOutline(p)
 	fleet, err := sveltosClusters(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range p.Spec.Stages {
-		st := promotionStage(p, i, current, r.State)
+	for i := range r.Stages {
+		st := &r.Stages[i]
 		profile := &configv1beta1.ClusterProfile{}
-		err := c.Get(ctx, client.ObjectKey{Name: p.StageProfileName(s.Name)}, profile)
+		err := c.Get(ctx, client.ObjectKey{Name: p.StageProfileName(st.Name)}, profile)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
@@ -107,6 +105,7 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 			if st.Clusters, err = profileClusters(ctx, c, profile, fleet); err != nil {
 				return nil, err
 			}
+			st.Wave, _ = rollout.MaxUpdate(profile.Spec.MaxUpdate, len(st.Clusters))
 		}
 		if st.State == Pending {
 			// What a stage not reached yet runs is an earlier version, healthy or not.
@@ -117,9 +116,22 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 			}
 		}
 		st.finish(opts.MaxClusters)
-		r.Stages = append(r.Stages, st)
 	}
 	return r, nil
+}
+
+// PromotionOutline describes the ClusterPromotion from its status alone: its state and its
+// stages', without their clusters. An overview of many rollouts lists it.
+func PromotionOutline(p *configv1beta1.ClusterPromotion) *Rollout {
+	r := &Rollout{Kind: "ClusterPromotion", Name: p.Name, Version: Version(p.Status.ProfileSpecHash)}
+	r.State, r.Message = PromotionState(p)
+	current := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	for i := range p.Spec.Stages {
+		st := promotionStage(p, i, current, r.State)
+		st.finish(0)
+		r.Stages = append(r.Stages, st)
+	}
+	return r
 }
 
 // promotionStage is stage i of the promotion, without its clusters; current is the index of the
@@ -202,16 +214,8 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, profile); err != nil {
 		return nil, NotFound(err, "ClusterProfile", "", name)
 	}
-	r := &Rollout{Kind: "ClusterProfile", Name: name, State: Progressing}
-	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
-		r.Message = c.Message
-		if c.Status == metav1.ConditionTrue {
-			r.State = Succeeded
-		}
-	}
-	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
-		r.State, r.Message = Failed, c.Message
-	}
+	r := &Rollout{Kind: "ClusterProfile", Name: name}
+	r.State, r.Message = ProfileState(profile)
 	fleet, err := sveltosClusters(ctx, c)
 	if err != nil {
 		return nil, err
@@ -221,9 +225,24 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 		return nil, err
 	}
 	st := Stage{Name: name, State: r.State, Clusters: clusters}
+	st.Wave, _ = rollout.MaxUpdate(profile.Spec.MaxUpdate, len(clusters))
 	st.finish(opts.MaxClusters)
 	r.Stages = []Stage{st}
 	return r, nil
+}
+
+// ProfileState is where a ClusterProfile stands, and why, from its status alone.
+func ProfileState(profile *configv1beta1.ClusterProfile) (State, string) {
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
+		return Failed, c.Message
+	}
+	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
+		if c.Status == metav1.ConditionTrue {
+			return Succeeded, c.Message
+		}
+		return Progressing, c.Message
+	}
+	return Progressing, ""
 }
 
 // sveltosClusters is every SveltosCluster by "<namespace>/<name>".
@@ -253,7 +272,7 @@ func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta
 		cs := &summaries.Items[i]
 		name := cs.Spec.ClusterNamespace + "/" + cs.Spec.ClusterName
 		seen[name] = true
-		out = append(out, summaryCluster(name, cs, profile, byName[name]))
+		out = append(out, SummaryCluster(name, cs, profile, byName[name]))
 	}
 	for _, ref := range profile.Status.MatchingClusterRefs {
 		if name := ref.Namespace + "/" + ref.Name; !seen[name] {
@@ -263,10 +282,11 @@ func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta
 	return out, nil
 }
 
-// summaryCluster is where a cluster stands with the profile, from its ClusterSummary.
-func summaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *configv1beta1.ClusterProfile, cl *libv1beta1.SveltosCluster) Cluster {
+// SummaryCluster is where the cluster name stands with the profile, from its ClusterSummary;
+// cl, the cluster when it is a SveltosCluster, says whether it can be reached.
+func SummaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *configv1beta1.ClusterProfile, cl *libv1beta1.SveltosCluster) Cluster {
 	out := Cluster{Name: name, Runs: runs(&cs.Spec.ClusterProfileSpec)}
-	if why := unreachable(cl); why != "" {
+	if why := WhyUnreachable(cl); why != "" {
 		out.State, out.Reason = Unreachable, why
 		return out
 	}
@@ -282,8 +302,8 @@ func summaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *conf
 	return out
 }
 
-// unreachable says why a cluster cannot be deployed to now, or "".
-func unreachable(cl *libv1beta1.SveltosCluster) string {
+// WhyUnreachable says why a SveltosCluster cannot be deployed to now, or "".
+func WhyUnreachable(cl *libv1beta1.SveltosCluster) string {
 	switch {
 	case cl == nil:
 		return "" // a cluster of another kind: its summary says

@@ -29,6 +29,7 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // RunFamily is the family of the update run in namespace: ClusterStagedUpdateRun when it is
@@ -77,20 +78,37 @@ func Run(ctx context.Context, c client.Reader, namespace, name string, opts Opti
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, run); err != nil {
 		return nil, NotFound(err, family.UpdateRunKind(), namespace, name)
 	}
-	spec, status := run.UpdateRunSpec(), run.UpdateRunStatus()
-	r := &Rollout{Kind: family.UpdateRunKind(), Name: name, Namespace: namespace, Version: status.ResourceSnapshotIndexUsed}
-	if r.Version == "" {
-		r.Version = spec.ResourceSnapshotIndex
-	}
-	r.State, r.Message = RunState(run)
 	bindings := family.NewBindingList()
-	if err := c.List(ctx, bindings, client.InNamespace(namespace), client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: spec.PlacementName}); err != nil {
+	if err := c.List(ctx, bindings, client.InNamespace(namespace), client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: run.UpdateRunSpec().PlacementName}); err != nil {
 		return nil, err
 	}
 	byCluster := map[string]placementv1beta1.BindingObj{}
 	for _, b := range bindings.BindingObjs() {
 		byCluster[b.BindingSpec().TargetCluster] = b
 	}
+	return runRollout(run, byCluster, opts.MaxClusters), nil
+}
+
+// RunOutline describes the update run from its status alone: its state and its stages', with
+// how many clusters each has in each state but not the clusters themselves. An overview of many
+// rollouts lists it.
+func RunOutline(run placementv1beta1.UpdateRunObj) *Rollout {
+	r := runRollout(run, nil, 0)
+	for i := range r.Stages {
+		r.Stages[i].Clusters = []Cluster{}
+	}
+	return r
+}
+
+// runRollout describes the run with the bindings of its clusters, by cluster name; a stage lists
+// at most limit clusters (0: all).
+func runRollout(run placementv1beta1.UpdateRunObj, byCluster map[string]placementv1beta1.BindingObj, limit int) *Rollout {
+	spec, status := run.UpdateRunSpec(), run.UpdateRunStatus()
+	r := &Rollout{Kind: placementv1beta1.FamilyOf(run).UpdateRunKind(), Name: run.GetName(), Namespace: run.GetNamespace(), Version: status.ResourceSnapshotIndexUsed}
+	if r.Version == "" {
+		r.Version = spec.ResourceSnapshotIndex
+	}
+	r.State, r.Message = RunState(run)
 	snapshot := ""
 	if i, err := strconv.Atoi(r.Version); err == nil {
 		snapshot = updaterun.SnapshotName(spec.PlacementName, i)
@@ -98,23 +116,39 @@ func Run(ctx context.Context, c client.Reader, namespace, name string, opts Opti
 	active := true // the first stage not done is the one the run's message speaks of
 	for i := range status.StagesStatus {
 		st := runStage(&status.StagesStatus[i], byCluster, spec.PlacementName, snapshot)
+		st.Wave = concurrency(status.UpdateStrategySnapshot, &status.StagesStatus[i])
 		if st.State != Succeeded && active {
 			active = false
 			if (st.State == Waiting || st.State == Suspended) && r.Message != "" {
 				st.WaitingFor = r.Message
 			}
 		}
-		st.finish(opts.MaxClusters)
+		st.finish(limit)
 		counted(&st, status.StagesStatus[i].ClusterCounts)
 		r.Stages = append(r.Stages, st)
 	}
 	if d := status.DeletionStageStatus; d != nil && updaterun.StageSize(d) > 0 {
 		st := runStage(d, byCluster, spec.PlacementName, snapshot)
-		st.finish(opts.MaxClusters)
+		st.finish(limit)
 		counted(&st, d.ClusterCounts)
 		r.Stages = append(r.Stages, st)
 	}
-	return r, nil
+	return r
+}
+
+// concurrency is how many clusters of stage st the run updates at the same time, by the
+// strategy it started with; 0 when that is unknown.
+func concurrency(strategy *placementv1beta1.UpdateStrategySpec, st *placementv1beta1.StageUpdatingStatus) int {
+	if strategy == nil {
+		return 0
+	}
+	for _, s := range strategy.Stages {
+		if s.Name == st.StageName {
+			n, _ := rollout.MaxConcurrency(s.MaxConcurrency, updaterun.StageSize(st))
+			return n
+		}
+	}
+	return 0
 }
 
 // counted takes a large stage's counts from the run, which counts the clusters it does not list.
@@ -154,7 +188,7 @@ func runStage(s *placementv1beta1.StageUpdatingStatus, bindings map[string]place
 	cluster := func(name string, state State, reason string) {
 		c := Cluster{Name: name, State: state, Reason: reason}
 		if b, ok := bindings[name]; ok {
-			c.Runs = bindingRuns(b, placement)
+			c.Runs = BindingRuns(b, placement)
 			if why := updaterun.BindingFailure(b, snapshot); why != "" && state == Progressing {
 				c.State, c.Reason = Failed, why
 			}
@@ -184,8 +218,8 @@ func runStage(s *placementv1beta1.StageUpdatingStatus, bindings map[string]place
 	return st
 }
 
-// bindingRuns says which resource snapshot a cluster's binding puts on it.
-func bindingRuns(b placementv1beta1.BindingObj, placement string) string {
+// BindingRuns says which resource snapshot of placement a cluster's binding puts on it.
+func BindingRuns(b placementv1beta1.BindingObj, placement string) string {
 	spec := b.BindingSpec()
 	if spec.State != placementv1beta1.BindingStateBound || spec.ResourceSnapshotName == "" {
 		return ""

@@ -42,6 +42,9 @@ var symbols = map[State]struct{ symbol, color string }{
 	Unreachable: {"!", "31"},
 }
 
+// Symbol is the state's sign, drawn beside its name so that no reader depends on colour alone.
+func (s State) Symbol() string { return symbols[s].symbol }
+
 // WriteText draws the rollout as a tree: the rollout, then each stage, then its clusters.
 func WriteText(w io.Writer, r *Rollout, opts TextOptions) error {
 	state := func(s State) string {

@@ -72,6 +72,9 @@ type Stage struct {
 	State State  `json:"state"`
 	// WaitingFor says what the stage waits for, or why it failed.
 	WaitingFor string `json:"waitingFor,omitempty"`
+	// Wave is how many of the stage's clusters are updated at the same time (maxUpdate,
+	// maxConcurrency); 0 when they all are.
+	Wave int `json:"wave,omitempty"`
 	// Counts counts the stage's clusters by state, listed or not.
 	Counts map[State]int `json:"counts"`
 	// Clusters lists the stage's clusters: failing and unreachable first, then updating, then

@@ -1,0 +1,66 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
+)
+
+func newDashboardCommand() *cobra.Command {
+	var (
+		kube    kubeFlags
+		listen  string
+		actions bool
+	)
+	cmd := &cobra.Command{
+		Use:   "dashboard [--listen 127.0.0.1:8090]",
+		Short: "Serve a live web dashboard of every rollout, read with your credentials",
+		Long: `Serve the Stagecoach dashboard: every ClusterPromotion, ClusterProfile and update run with its state,
+each rollout as a pipeline of stages with a tile per cluster, what a cluster runs, and a rollout's
+Events. Pages update by themselves within a second of a change.
+
+It reads the management cluster as kubectl finds it (--kubeconfig, KUBECONFIG, ~/.kube/config),
+with that identity's permissions: what it may not list, the pages say they cannot show. With
+--actions the pages also offer to approve a waiting stage, suspend or resume a promotion and stop
+or resume an update run, performed with the same identity.`,
+		Example: `  stagecoach dashboard
+  stagecoach dashboard --listen 127.0.0.1:9000 --actions`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, cfg, err := kube.client()
+			if err != nil {
+				return err
+			}
+			opts := dashboard.Options{Log: ctrl.Log.WithName("dashboard")}
+			if actions {
+				opts.Writer = c
+			}
+			srv, err := dashboard.Standalone(cmd.Context(), cfg, opts)
+			if err != nil {
+				return err
+			}
+			return dashboard.Serve(cmd.Context(), listen, srv, opts.Log)
+		},
+	}
+	kube.add(cmd.Flags())
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8090", "address to serve the dashboard at")
+	cmd.Flags().BoolVar(&actions, "actions", false, "offer actions (approve, suspend, resume, stop) performed with your credentials")
+	return cmd
+}

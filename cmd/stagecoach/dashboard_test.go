@@ -1,0 +1,295 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
+)
+
+// TestDashboard follows a promotion in the dashboard, in headless Chromium, as a person would:
+// the stages in order, dev waiting for approval and approved from the page, prod failing its
+// health check while qa waits its turn in the wave, then both done once prod's gate opens,
+// with the time from the stage's change in the API server to the page; then a cluster's page
+// and the rollout's Events. Screenshots go to $STAGECOACH_ARTIFACTS (default: a temporary
+// directory), light and dark.
+func TestDashboard(t *testing.T) {
+	browser := chromium(t)
+	c := testenv.Client(t)
+	const ns = "dash"
+	content := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dash-v1", Namespace: "default"}, Data: map[string]string{
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: dash\ndata:\n  value: v1\n"}}
+	if err := c.Create(t.Context(), content); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), content) })
+	// Each cluster has a gate the health check reads; prod's is closed.
+	for _, cluster := range []string{"dev", "prod", "qa"} {
+		kube := managed(t, cluster)
+		if _, err := kube.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+		gate := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "gate", Namespace: ns, Labels: map[string]string{"role": "gate"}},
+			Data: map[string]string{"ready": map[bool]string{true: "no", false: "yes"}[cluster == "prod"]}}
+		if _, err := kube.CoreV1().ConfigMaps(ns).Create(t.Context(), gate, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "dash"}}
+	one := intstr.FromInt32(1)
+	p.Spec.ProfileSpec.MaxUpdate = &one
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: content.Name}}
+	p.Spec.ProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{
+		Name: "gate-open", FeatureID: libv1beta1.FeatureResources, Version: "v1", Kind: "ConfigMap", Namespace: ns,
+		LabelFilters: []libv1beta1.LabelFilter{{Key: "role", Operation: libv1beta1.OperationEqual, Value: "gate"}},
+		EvaluateCEL:  []libv1beta1.CELRule{{Name: "ready", Rule: "self.data.ready == 'yes'"}},
+	}}
+	dev := configv1beta1.Stage{Name: "dev", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
+	dev.ClusterSelector.MatchLabels = map[string]string{"env": "dev"}
+	rest := configv1beta1.Stage{Name: "rest"}
+	rest.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "qa"}}}
+	p.Spec.Stages = []configv1beta1.Stage{dev, rest}
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deletePromotion(t, c, p) })
+
+	base := serveDashboard(t, c)
+	ctx := tab(t, browser)
+	artifacts := artifactDir(t)
+	page := func(path string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+path)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// until waits for the JavaScript predicate to hold in the page.
+	until := func(what, predicate string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingTimeout(timeout))); err != nil {
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? document.body.innerText`))
+			t.Fatalf("%s: %v; the page reads:\n%s", what, err, text)
+		}
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(artifacts, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const tileState = `(name) => document.querySelector('[data-cluster="' + name + '"]')?.dataset.state`
+
+	// The overview lists the promotion; its page shows the stages in order, dev waiting.
+	page("/")
+	until("the overview lists the promotion", `document.querySelector('[data-rollout="ClusterPromotion/dash"] a')?.getAttribute("href") === "/promotions/dash"`)
+	page("/promotions/dash")
+	until("dev waits for its approval", `document.querySelector('[data-stage="dev"] [data-waiting]')?.textContent.includes("Awaiting Manual Approval") &&
+		document.getElementById("conn")?.textContent === "live"`)
+	stages, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".pipeline > .stage")].map(s => s.dataset.stage)`))
+	if err != nil || !slices.Equal(stages, []string{"dev", "rest"}) {
+		t.Errorf("stages %v (%v), want dev then rest", stages, err)
+	}
+	until("dev/dev is done", fmt.Sprintf(`(%s)("dev/dev") === "Succeeded"`, tileState))
+	shot("dashboard-approval.png")
+
+	// Approved from the page, with the viewer's credentials.
+	if err := chromedp.Do(ctx, chromedp.Click("#approve-dev")); err != nil {
+		t.Fatal(err)
+	}
+	until("the page says what the approval did", `document.querySelector(".flash")?.textContent === "approved stage dev of ClusterPromotion dash"`)
+	until("prod fails its health check while qa waits in the wave", fmt.Sprintf(
+		`(%[1]s)("prod/prod") === "Failed" && (%[1]s)("qa/qa") === "Progressing"`, tileState))
+	shot("dashboard-wave.png")
+
+	// Open prod's gate: the stage goes through, and the page shows it about as soon as the API
+	// server has it.
+	changed := stageChange(t, "dash", "rest", view.Succeeded)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		window.seen = {};
+		const live = document.getElementById("live");
+		new MutationObserver(() => {
+			const st = document.querySelector('[data-stage="rest"]')?.dataset.state;
+			if (st && !window.seen[st]) window.seen[st] = Date.now();
+		}).observe(live, {childList: true, subtree: true});
+		return true;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
+	gate := `{"data":{"ready":"yes"}}`
+	if _, err := managed(t, "prod").CoreV1().ConfigMaps(ns).Patch(t.Context(), "gate", "application/merge-patch+json", []byte(gate), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until("qa turns from updating to done", fmt.Sprintf(`(%[1]s)("prod/prod") === "Succeeded" && (%[1]s)("qa/qa") === "Succeeded" && window.seen.Succeeded > 0`, tileState))
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.seen.Succeeded`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lag := time.UnixMilli(int64(shown)).Sub(<-changed)
+	t.Logf("stage rest Succeeded in the API server, then on the page %v later", lag)
+	if lag > 3*time.Second {
+		t.Errorf("the page showed the stage change %v after the API server had it", lag)
+	}
+	shot("dashboard-done.png")
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	})); err != nil {
+		t.Fatal(err)
+	}
+	shot("dashboard-done-dark.png")
+
+	// A cluster's page: what it runs, from which rollout, and the health check's word.
+	page("/clusters/prod/prod")
+	until("prod's page shows the profile and its check", `document.body.innerText.includes("ClusterProfile dash-rest") &&
+		document.body.innerText.includes("gate-open") && document.querySelector('a[href="/promotions/dash"]') !== null`)
+	shot("dashboard-cluster.png")
+
+	// The rollout's Events, newest first.
+	page("/promotions/dash")
+	until("the timeline has the promotion's Events", `document.querySelectorAll(".timeline li").length > 0`)
+}
+
+// stageChange watches the promotion and sends, once, when its stage first shows state.
+func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan time.Time {
+	t.Helper()
+	wc, err := client.NewWithWatch(testenv.Fleet.Management.Config, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(t.Context(), &configv1beta1.ClusterPromotionList{}, client.MatchingFields{"metadata.name": promotion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	at := make(chan time.Time, 1)
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*configv1beta1.ClusterPromotion)
+			if !ok {
+				continue
+			}
+			for _, st := range view.PromotionOutline(p).Stages {
+				if st.Name == stage && st.State == state {
+					at <- time.Now()
+					return
+				}
+			}
+		}
+	}()
+	return at
+}
+
+// serveDashboard serves the dashboard, with actions, as the test's user, on a port of its own.
+func serveDashboard(t *testing.T, c client.Client) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := dashboard.Standalone(ctx, testenv.Fleet.Management.Config, dashboard.Options{Writer: c, Log: ctrl.Log.WithName("dashboard")})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := dashboard.ServeListener(ctx, ln, srv, ctrl.Log.WithName("dashboard")); err != nil && ctx.Err() == nil {
+			t.Errorf("dashboard: %v", err)
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return "http://" + ln.Addr().String()
+}
+
+// chromium finds Debian's chromium, which make test installs (make browser). Without it the
+// test is skipped, unless STAGECOACH_REQUIRE_BROWSER is set, as make test sets it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("STAGECOACH_REQUIRE_BROWSER") != "" {
+		t.Fatal("no chromium on PATH: make browser installs it")
+	}
+	t.Skip("no chromium on PATH (make browser installs it)")
+	return ""
+}
+
+// tab opens a headless browser tab, closed at the end of the test.
+func tab(t *testing.T, browser string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1440, 960),
+		chromedp.NoSandbox, chromedp.Flag("disable-gpu", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first action starts the browser; it must not carry a deadline.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// artifactDir is where the test leaves its screenshots.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("STAGECOACH_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "stagecoach-artifacts")
+	}
+	dir = filepath.Join(dir, "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}

@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package dashboard
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"path"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
+)
+
+// by names the dashboard in what the actions record.
+const by = "the Stagecoach dashboard"
+
+// actions serves the forms of the rollout pages. Each acts with Options.Writer, whose RBAC
+// decides, and goes back to the rollout's page with what happened.
+func (s *Server) actions() {
+	w := s.opts.Writer
+	s.act("/promotions/{name}/approve", func(r *http.Request) (string, error) {
+		return operate.ApprovePromotion(r.Context(), w, r.PathValue("name"), r.PostFormValue("stage"), false)
+	})
+	s.act("/promotions/{name}/suspend", func(r *http.Request) (string, error) {
+		return operate.SuspendPromotion(r.Context(), w, r.PathValue("name"), true)
+	})
+	s.act("/promotions/{name}/resume", func(r *http.Request) (string, error) {
+		return operate.SuspendPromotion(r.Context(), w, r.PathValue("name"), false)
+	})
+	for _, base := range []string{"/runs/{name}", "/namespaces/{namespace}/runs/{name}"} {
+		s.act(base+"/approve", func(r *http.Request) (string, error) {
+			return operate.ApproveRun(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), r.PostFormValue("stage"), by)
+		})
+		s.act(base+"/stop", func(r *http.Request) (string, error) {
+			return operate.SetRunState(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), placementv1beta1.StateStop)
+		})
+		s.act(base+"/resume", func(r *http.Request) (string, error) {
+			return operate.SetRunState(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), placementv1beta1.StateRun)
+		})
+	}
+}
+
+// act serves the action do at path, then sends the viewer back to the rollout's page.
+func (s *Server) act(pattern string, do func(*http.Request) (string, error)) {
+	s.mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
+		msg, err := do(r)
+		f := flash{Text: msg}
+		if err != nil {
+			f = flash{Error: true, Text: err.Error()}
+			if apierrors.IsForbidden(err) {
+				f.Text = "permission denied: " + err.Error()
+			}
+			s.opts.Log.Info("dashboard action refused", "path", r.URL.Path, "reason", err.Error())
+		} else {
+			s.opts.Log.Info("dashboard action", "path", r.URL.Path, "result", msg)
+		}
+		setFlash(w, f)
+		http.Redirect(w, r, path.Dir(r.URL.Path), http.StatusSeeOther)
+	})
+}
+
+// flash is what an action did, shown once on the page it returns to.
+type flash struct {
+	Error bool   `json:"error,omitempty"`
+	Text  string `json:"text"`
+}
+
+const flashCookie = "stagecoach-flash"
+
+// setFlash keeps f in a cookie for the next page, rather than in its URL where a link from
+// elsewhere could write it.
+func setFlash(w http.ResponseWriter, f flash) {
+	if len(f.Text) > 1000 {
+		f.Text = f.Text[:1000] + "…"
+	}
+	data, _ := json.Marshal(f)
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(data), Path: "/",
+		MaxAge: 60, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+}
+
+// takeFlash reads the flash the last action left, and clears it.
+func takeFlash(w http.ResponseWriter, r *http.Request) *flash {
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return nil
+	}
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	data, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil {
+		return nil
+	}
+	var f flash
+	if json.Unmarshal(data, &f) != nil || f.Text == "" {
+		return nil
+	}
+	return &f
+}

@@ -1,0 +1,160 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package dashboard serves Stagecoach's web dashboard: every rollout at a glance, one rollout as
+// a pipeline of stages with a tile per cluster, what a cluster runs and why, and a rollout's
+// Events as a timeline. Pages stay live: each holds a stream of server-sent events that carries
+// its changing part again whenever the management cluster changes.
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Options configure a dashboard.
+type Options struct {
+	// Writer performs the actions (approve, suspend, resume, stop) with its identity; nil turns
+	// them off and the pages offer none.
+	Writer client.Client
+	// ActingAs says, on the pages, whose permissions the actions use.
+	ActingAs string
+	// TileLimit is how many clusters a stage shows as tiles. A larger stage shows how many
+	// clusters are in each state and, as tiles, only those that need attention first.
+	TileLimit int
+	// Log receives what goes wrong serving a page.
+	Log logr.Logger
+	// Now is the clock that relative times are read against; time.Now when nil.
+	Now func() time.Time
+}
+
+// DefaultTileLimit keeps a stage of thousands of clusters light for the browser.
+const DefaultTileLimit = 200
+
+// Server is the dashboard's HTTP handler.
+type Server struct {
+	src   *Source
+	opts  Options
+	pages *pages
+	mux   *http.ServeMux
+}
+
+// New serves the dashboard from src.
+func New(src *Source, opts Options) (*Server, error) {
+	if opts.TileLimit <= 0 {
+		opts.TileLimit = DefaultTileLimit
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	p, err := parsePages(opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{src: src, opts: opts, pages: p, mux: http.NewServeMux()}
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	s.page("/{$}", "overview", s.overview)
+	s.page("/promotions/{name}", "rollout", s.promotion)
+	s.page("/profiles/{name}", "rollout", s.profile)
+	s.page("/runs/{name}", "rollout", s.run)
+	s.page("/namespaces/{namespace}/runs/{name}", "rollout", s.run)
+	s.page("/clusters/{namespace}/{name}", "cluster", s.sveltosCluster)
+	s.page("/memberclusters/{name}", "cluster", s.memberCluster)
+	s.mux.Handle("GET /static/", http.FileServerFS(staticFS()))
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	if s.opts.Writer != nil {
+		s.actions()
+	}
+}
+
+// ServeHTTP serves the dashboard. Requests that change something and come from another site
+// are refused, so that a page elsewhere cannot act through a viewer's browser.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+	http.NewCrossOriginProtection().Handler(s.mux).ServeHTTP(w, r)
+}
+
+// Serve serves handler at addr until ctx is done. Bound to a loopback address, it answers only
+// requests addressed to a loopback name, which keeps other sites from reading it through DNS
+// rebinding.
+func Serve(ctx context.Context, addr string, handler http.Handler, log logr.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return ServeListener(ctx, ln, handler, log)
+}
+
+// ServeListener is Serve on a listener already open.
+func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, log logr.Logger) error {
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		handler = loopbackOnly(handler)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		// No write timeout: the live streams stay open as long as their pages.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    nil,
+	}
+	log.Info("dashboard serving", "address", "http://"+ln.Addr().String())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// The live streams end with ctx; Shutdown waits for the rest.
+	if err := srv.Shutdown(shutdown); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopbackOnly refuses requests whose Host is not a loopback name or address.
+func loopbackOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.Host)
+		if err != nil {
+			host = r.Host
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "this dashboard answers only at a loopback address such as 127.0.0.1 or localhost", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,254 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package dashboard
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
+)
+
+// rolloutBody is one rollout as a pipeline: its stages left to right, with their clusters.
+type rolloutBody struct {
+	Rollout *view.Rollout
+	// Base is the rollout's page, to which its actions post.
+	Base   string
+	Stages []stageBody
+	Events []event
+	// The actions the rollout offers as a whole: suspend a promotion, stop a run, resume either.
+	Suspend, Stop, Resume bool
+}
+
+// stageBody is one stage of the pipeline.
+type stageBody struct {
+	*view.Stage
+	// ID makes the stage's elements addressable in the page.
+	ID          string
+	Done, Total int
+	// Bars split the stage's clusters by state, in proportion.
+	Bars []bar
+	// Groups are the clusters shown as tiles: failing, updating, not started, done. A stage
+	// larger than the tile limit shows only the clusters that need attention first.
+	Groups []group
+	// More is how many clusters the tiles leave out.
+	More int
+	// Approve offers to approve the stage.
+	Approve bool
+}
+
+// bar is one state's part of a stage's bar, as a percentage of its width from Offset.
+type bar struct {
+	State           view.State
+	Count           int
+	Offset, Percent float64
+}
+
+type group struct {
+	Label string
+	Tiles []tile
+}
+
+type tile struct {
+	view.Cluster
+	Href string
+}
+
+func (s *Server) promotion(r *http.Request) (*pageData, error) {
+	ctx, name := r.Context(), r.PathValue("name")
+	p, err := operate.Promotion(ctx, s.src, name)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := view.Promotion(ctx, s.src, name, view.Options{MaxClusters: s.opts.TileLimit})
+	if err != nil {
+		return nil, err
+	}
+	body := s.rolloutBody(ro, "/promotions/"+url.PathEscape(name), sveltosClusterHref)
+	if s.opts.Writer != nil {
+		for i := range body.Stages {
+			body.Stages[i].Approve = approvable(p, body.Stages[i].Name)
+		}
+		body.Suspend, body.Resume = !p.Spec.Suspend, p.Spec.Suspend
+	}
+	refs := []objectRef{{Kind: "ClusterPromotion", Name: name}}
+	for _, st := range p.Spec.Stages {
+		refs = append(refs, objectRef{Kind: "ClusterProfile", Name: p.StageProfileName(st.Name)})
+	}
+	if body.Events, err = s.events(ctx, refs); err != nil {
+		return nil, err
+	}
+	return &pageData{Title: "ClusterPromotion " + name, Crumbs: []crumb{{Text: "ClusterPromotion " + name}}, Body: body}, nil
+}
+
+// approvable says whether the promotion waits for an approval of stage that has not been given.
+func approvable(p *configv1beta1.ClusterPromotion, stage string) bool {
+	i, err := operate.ApprovableStage(p, stage, false)
+	if err != nil {
+		return false
+	}
+	a := p.Spec.Stages[i].Trigger.Manual.Approved
+	return a == nil || !*a
+}
+
+func (s *Server) profile(r *http.Request) (*pageData, error) {
+	ctx, name := r.Context(), r.PathValue("name")
+	ro, err := view.Profile(ctx, s.src, name, view.Options{MaxClusters: s.opts.TileLimit})
+	if err != nil {
+		return nil, err
+	}
+	body := s.rolloutBody(ro, "/profiles/"+url.PathEscape(name), sveltosClusterHref)
+	if body.Events, err = s.events(ctx, []objectRef{{Kind: "ClusterProfile", Name: name}}); err != nil {
+		return nil, err
+	}
+	return &pageData{Title: "ClusterProfile " + name, Crumbs: []crumb{{Text: "ClusterProfile " + name}}, Body: body}, nil
+}
+
+func (s *Server) run(r *http.Request) (*pageData, error) {
+	ctx, namespace, name := r.Context(), r.PathValue("namespace"), r.PathValue("name")
+	run, err := operate.Run(ctx, s.src, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := view.Run(ctx, s.src, namespace, name, view.Options{MaxClusters: s.opts.TileLimit})
+	if err != nil {
+		return nil, err
+	}
+	body := s.rolloutBody(ro, runHref(namespace, name), memberClusterHref)
+	if s.opts.Writer != nil {
+		for i := range body.Stages {
+			task, err := operate.PendingApproval(run, body.Stages[i].Name)
+			body.Stages[i].Approve = err == nil && task != ""
+		}
+		if !ro.State.Final() {
+			stopped := run.UpdateRunSpec().State == placementv1beta1.StateStop
+			body.Stop, body.Resume = !stopped, stopped
+		}
+	}
+	kind := placementv1beta1.FamilyOf(run).UpdateRunKind()
+	if body.Events, err = s.events(ctx, []objectRef{{Kind: kind, Namespace: namespace, Name: name}}); err != nil {
+		return nil, err
+	}
+	title := kind + " " + name
+	if namespace != "" {
+		title = kind + " " + namespace + "/" + name
+	}
+	return &pageData{Title: title, Crumbs: []crumb{{Text: title}}, Body: body}, nil
+}
+
+// runHref is the page of the update run namespace/name.
+func runHref(namespace, name string) string {
+	if namespace == "" {
+		return "/runs/" + url.PathEscape(name)
+	}
+	return "/namespaces/" + url.PathEscape(namespace) + "/runs/" + url.PathEscape(name)
+}
+
+// sveltosClusterHref is the page of a SveltosCluster named "<namespace>/<name>".
+func sveltosClusterHref(name string) string {
+	ns, n, _ := strings.Cut(name, "/")
+	return "/clusters/" + url.PathEscape(ns) + "/" + url.PathEscape(n)
+}
+
+// memberClusterHref is the page of a MemberCluster.
+func memberClusterHref(name string) string { return "/memberclusters/" + url.PathEscape(name) }
+
+// stateOrder ranks states for the bars, from done to not started, failures last.
+var stateOrder = []view.State{view.Succeeded, view.RolledBack, view.RollingBack, view.Progressing, view.Waiting,
+	view.Suspended, view.Pending, view.Unreachable, view.Failed}
+
+// rolloutBody lays the rollout out as a pipeline; href links a cluster's name to its page.
+func (s *Server) rolloutBody(ro *view.Rollout, base string, href func(string) string) *rolloutBody {
+	body := &rolloutBody{Rollout: ro, Base: base}
+	for i := range ro.Stages {
+		st := &ro.Stages[i]
+		sb := stageBody{Stage: st, ID: "stage-" + st.Name, Done: st.Counts[view.Succeeded], Total: st.Total()}
+		sb.More = sb.Total - len(st.Clusters)
+		offset := 0.0
+		for _, state := range stateOrder {
+			if n := st.Counts[state]; n > 0 {
+				pct := 100 * float64(n) / float64(sb.Total)
+				sb.Bars = append(sb.Bars, bar{State: state, Count: n, Offset: offset, Percent: pct})
+				offset += pct
+			}
+		}
+		sb.Groups = groups(st, href, sb.More > 0)
+		body.Stages = append(body.Stages, sb)
+	}
+	return body
+}
+
+// groups sorts a stage's tiles into what needs attention, what is updating (the wave under
+// way), what has not started (the waves to come) and what is done. A stage whose tiles are
+// only its first clusters (partial) keeps them in one group, in the order they came.
+func groups(st *view.Stage, href func(string) string, partial bool) []group {
+	tiles := func(cs []view.Cluster) []tile {
+		out := make([]tile, len(cs))
+		for i, c := range cs {
+			out[i] = tile{Cluster: c, Href: href(c.Name)}
+		}
+		return out
+	}
+	if partial {
+		return []group{{Label: fmt.Sprintf("The %d clusters that need attention first", len(st.Clusters)), Tiles: tiles(st.Clusters)}}
+	}
+	var failing, updating, waiting, done []view.Cluster
+	for _, c := range st.Clusters {
+		switch c.State {
+		case view.Failed, view.Unreachable:
+			failing = append(failing, c)
+		case view.Progressing, view.Waiting, view.RollingBack:
+			updating = append(updating, c)
+		case view.Succeeded, view.RolledBack:
+			done = append(done, c)
+		default:
+			waiting = append(waiting, c)
+		}
+	}
+	var out []group
+	add := func(label string, cs []view.Cluster) {
+		if len(cs) > 0 {
+			slices.SortFunc(cs, func(a, b view.Cluster) int { return cmp.Compare(a.Name, b.Name) })
+			out = append(out, group{Label: label, Tiles: tiles(cs)})
+		}
+	}
+	add("Failing", failing)
+	if st.Wave > 0 {
+		add(fmt.Sprintf("Updating, %d at a time", st.Wave), updating)
+		add(fmt.Sprintf("Not started: %s of up to %d", count((len(waiting)+st.Wave-1)/st.Wave, "wave"), st.Wave), waiting)
+	} else {
+		add("Updating", updating)
+		add("Not started", waiting)
+	}
+	add("Done", done)
+	return out
+}
+
+// count says "1 wave", "3 waves".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
