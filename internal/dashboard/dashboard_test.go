@@ -316,12 +316,12 @@ func TestLoopbackOnly(t *testing.T) {
 
 func TestRelative(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		3 * time.Minute:                 "in 3m (Thu 11:03 UTC)",
-		-90 * time.Second:               "1m ago",
-		-5 * time.Second:                "5s ago",
-		4*24*time.Hour + 9*time.Hour:    "in 4d (Mon 20:00 UTC)",
-		-(2*time.Hour + 5*time.Minute):  "2h05m ago",
-		0:                               "0s ago",
+		3 * time.Minute:                "in 3m (Thu 11:03 UTC)",
+		-90 * time.Second:              "1m ago",
+		-5 * time.Second:               "5s ago",
+		4*24*time.Hour + 9*time.Hour:   "in 4d (Mon 20:00 UTC)",
+		-(2*time.Hour + 5*time.Minute): "2h05m ago",
+		0:                              "0s ago",
 	} {
 		if got := relative(now.Add(d), now); got != want {
 			t.Errorf("relative(%v) = %q, want %q", d, got, want)
