@@ -45,7 +45,8 @@ import (
 )
 
 // TestControllerCommand runs `stagecoach controller` against a sandbox management cluster and
-// checks its probes, its metrics and that it takes the leader-election lease.
+// checks its probes, its metrics, its dashboard (read-only) and that it takes the
+// leader-election lease.
 func TestControllerCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "fleet")
 	fleet, err := sandbox.Up(t.Context(), sandbox.Options{Dir: dir, Log: testr.New(t)})
@@ -53,21 +54,30 @@ func TestControllerCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics, probes := freeAddr(t), freeAddr(t)
+	metrics, probes, dashboard := freeAddr(t), freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
 		cmd := newRootCommand()
 		cmd.SetArgs([]string{"controller", "--kubeconfig", fleet.Management.Kubeconfig,
 			"--metrics-bind-address", metrics, "--health-probe-bind-address", probes,
-			"--leader-elect", "--leader-election-namespace", "default"})
+			"--dashboard-bind-address", dashboard, "--leader-elect", "--leader-election-namespace", "default"})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 
-	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics"} {
+	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics", "http://" + dashboard + "/"} {
 		if err := waitOK(ctx, url); err != nil {
 			t.Fatalf("%s: %v", url, err)
 		}
+	}
+	// Without --dashboard-actions-as the dashboard takes no action.
+	resp, err := http.Post("http://"+dashboard+"/promotions/web/suspend", "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST to a read-only dashboard: %s, want 404 (no action is served)", resp.Status)
 	}
 	cs := kubernetes.NewForConfigOrDie(fleet.Management.Config)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {

@@ -103,13 +103,18 @@ func TestDashboard(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// until waits for the JavaScript predicate to hold in the page.
+	// until waits for the JavaScript predicate to hold in the page, asking again while a form's
+	// navigation replaces the page.
 	until := func(what, predicate string) {
 		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](predicate, chromedp.WithPollingTimeout(timeout))); err != nil {
-			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? document.body.innerText`))
-			t.Fatalf("%s: %v; the page reads:\n%s", what, err, text)
-		}
+		testenv.Eventually(t, timeout, func(context.Context) error {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](predicate))
+			if err != nil || !ok {
+				text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? ""`))
+				return fmt.Errorf("%s: %v; the page reads:\n%s", what, err, text)
+			}
+			return nil
+		})
 	}
 	shot := func(name string) {
 		t.Helper()

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,10 +54,11 @@ const DefaultTileLimit = 200
 
 // Server is the dashboard's HTTP handler.
 type Server struct {
-	src   *Source
-	opts  Options
-	pages *pages
-	mux   *http.ServeMux
+	src     *Source
+	opts    Options
+	pages   *pages
+	mux     *http.ServeMux
+	handler http.Handler
 }
 
 // New serves the dashboard from src.
@@ -73,6 +75,7 @@ func New(src *Source, opts Options) (*Server, error) {
 	}
 	s := &Server{src: src, opts: opts, pages: p, mux: http.NewServeMux()}
 	s.routes()
+	s.handler = http.NewCrossOriginProtection().Handler(s.mux)
 	return s, nil
 }
 
@@ -97,8 +100,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Referrer-Policy", "same-origin")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
-	http.NewCrossOriginProtection().Handler(s.mux).ServeHTTP(w, r)
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'")
+	s.handler.ServeHTTP(w, r)
 }
 
 // Serve serves handler at addr until ctx is done. Bound to a loopback address, it answers only
@@ -122,7 +125,6 @@ func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, l
 		ReadHeaderTimeout: 10 * time.Second,
 		// No write timeout: the live streams stay open as long as their pages.
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    nil,
 	}
 	log.Info("dashboard serving", "address", "http://"+ln.Addr().String())
 	done := make(chan error, 1)
@@ -149,7 +151,7 @@ func loopbackOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.Host)
 		if err != nil {
-			host = r.Host
+			host = strings.Trim(r.Host, "[]")
 		}
 		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			http.Error(w, "this dashboard answers only at a loopback address such as 127.0.0.1 or localhost", http.StatusMisdirectedRequest)

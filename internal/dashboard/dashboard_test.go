@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"context"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -327,4 +328,35 @@ func TestRelative(t *testing.T) {
 			t.Errorf("relative(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// BenchmarkLargeStage renders the page of a rollout with a stage of 5,000 clusters, as the
+// dashboard does with its default tile limit: how long, and how much the browser receives.
+func BenchmarkLargeStage(b *testing.B) {
+	s := scheme.New()
+	srv, err := New(&Source{reader: fake.NewClientBuilder().WithScheme(s).Build(), scheme: s}, Options{Log: logr.Discard()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	states := []view.State{view.Succeeded, view.Succeeded, view.Succeeded, view.Progressing, view.Pending, view.Failed}
+	st := view.Stage{Name: "prod", State: view.Progressing, Wave: 250, Counts: map[view.State]int{}}
+	for i := range 5000 {
+		c := view.Cluster{Name: fmt.Sprintf("prod/cluster-%04d", i), State: states[i%len(states)], Runs: "kyverno/kyverno 3.6.2"}
+		st.Counts[c.State]++
+		if len(st.Clusters) < DefaultTileLimit {
+			st.Clusters = append(st.Clusters, c)
+		}
+	}
+	ro := &view.Rollout{Kind: "ClusterPromotion", Name: "kyverno", State: view.Progressing, Stages: []view.Stage{st}}
+	var size int
+	for b.Loop() {
+		d := &pageData{Title: "ClusterPromotion kyverno", Body: srv.rolloutBody(ro, "/promotions/kyverno", sveltosClusterHref)}
+		srv.complete(d)
+		out, err := srv.pages.execute("rollout", "layout", d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(out)
+	}
+	b.ReportMetric(float64(size)/1024, "KiB/page")
 }
