@@ -21,11 +21,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,8 +36,11 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,7 +100,7 @@ func TestDashboard(t *testing.T) {
 	}
 	t.Cleanup(func() { deletePromotion(t, c, p) })
 
-	base := serveDashboard(t, c)
+	base := serveDashboard(t, testenv.Fleet.Management.Config, c)
 	ctx := tab(t, browser)
 	artifacts := artifactDir(t)
 	page := func(path string) {
@@ -199,6 +205,75 @@ func TestDashboard(t *testing.T) {
 	until("the timeline has the promotion's Events", `document.querySelectorAll(".timeline li").length > 0`)
 }
 
+// TestDashboardAsViewer serves the dashboard with the credentials of someone who may read
+// promotions and what they deploy, and nothing else: the pages say what they cannot show, and an
+// action is refused with the API server's own words.
+func TestDashboardAsViewer(t *testing.T) {
+	c := testenv.Client(t)
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "dash-viewer"}}
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "dash-viewer"}}
+	only := configv1beta1.Stage{Name: "only"}
+	only.ClusterSelector.MatchLabels = map[string]string{"env": "none"}
+	p.Spec.Stages = []configv1beta1.Stage{only}
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deletePromotion(t, c, p) })
+	kubeconfig := impersonating(t, "dash-viewer", rbacv1.PolicyRule{
+		APIGroups: []string{configv1beta1.GroupVersion.Group, libv1beta1.GroupVersion.Group},
+		Resources: []string{"clusterpromotions", "clusterprofiles", "clustersummaries", "sveltosclusters"},
+		Verbs:     []string{"get", "list", "watch"}})
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewer, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serveDashboard(t, cfg, viewer)
+	get := func(path string, cookies ...*http.Cookie) string {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+		for _, ck := range cookies {
+			req.AddCookie(ck)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s\n%s", path, resp.Status, body)
+		}
+		return string(body)
+	}
+	overview := get("/")
+	for _, want := range []string{`href="/promotions/dash-viewer"`,
+		"not shown: you may not list or watch events.events.k8s.io in every namespace",
+		"not shown: you may not list or watch clusterstagedupdateruns.placement.kubernetes-fleet.io in every namespace"} {
+		if !strings.Contains(overview, want) {
+			t.Errorf("the overview lacks %q:\n%s", want, overview)
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/promotions/dash-viewer/suspend", nil)
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	page := get("/promotions/dash-viewer", resp.Cookies()...)
+	if want := `permission denied: clusterpromotions.config.projectsveltos.io &#34;dash-viewer&#34; is forbidden: User &#34;dash-viewer&#34; cannot patch resource &#34;clusterpromotions&#34;`; !strings.Contains(page, want) {
+		t.Errorf("the page after a refused suspend lacks %q:\n%s", want, page)
+	}
+	got := &configv1beta1.ClusterPromotion{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), got); err != nil || got.Spec.Suspend {
+		t.Errorf("the promotion was suspended (%v)", err)
+	}
+}
+
 // stageChange watches the promotion and sends, once, when its stage first shows state.
 func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan time.Time {
 	t.Helper()
@@ -229,11 +304,12 @@ func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan
 	return at
 }
 
-// serveDashboard serves the dashboard, with actions, as the test's user, on a port of its own.
-func serveDashboard(t *testing.T, c client.Client) string {
+// serveDashboard serves the dashboard as the identity of cfg, with actions by c, on a port of
+// its own.
+func serveDashboard(t *testing.T, cfg *rest.Config, c client.Client) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := dashboard.Standalone(ctx, testenv.Fleet.Management.Config, dashboard.Options{Writer: c, Log: ctrl.Log.WithName("dashboard")})
+	srv, err := dashboard.Standalone(ctx, cfg, dashboard.Options{Writer: c, Log: ctrl.Log.WithName("dashboard")})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
