@@ -17,6 +17,9 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
+	"net"
+
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -56,11 +59,16 @@ or resume an update run, performed with the same identity.`,
 			if err != nil {
 				return err
 			}
-			return dashboard.Serve(cmd.Context(), listen, srv, opts.Log)
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return fmt.Errorf("dashboard: %w", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Serving the Stagecoach dashboard of %s at http://%s (Ctrl-C stops it)\n", cfg.Host, ln.Addr())
+			return dashboard.ServeListener(cmd.Context(), ln, srv, opts.Log)
 		},
 	}
 	kube.add(cmd.Flags())
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8090", "address to serve the dashboard at")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8090", "address to serve the dashboard at (port 0: any free port)")
 	cmd.Flags().BoolVar(&actions, "actions", false, "offer actions (approve, suspend, resume, stop) performed with your credentials")
 	return cmd
 }

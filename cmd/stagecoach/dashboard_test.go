@@ -274,6 +274,60 @@ func TestDashboardAsViewer(t *testing.T) {
 	}
 }
 
+// TestDashboardCommand runs stagecoach dashboard as a user would: it says where it serves, the
+// page answers there, and it stops when told to.
+func TestDashboardCommand(t *testing.T) {
+	out := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		cmd := newRootCommand()
+		cmd.SetArgs([]string{"dashboard", "--kubeconfig", testenv.Fleet.Management.Kubeconfig, "--listen", "127.0.0.1:0"})
+		cmd.SetOut(out)
+		cmd.SetErr(out)
+		done <- cmd.ExecuteContext(ctx)
+	}()
+	var url string
+	testenv.Eventually(t, timeout, func(context.Context) error {
+		_, rest, ok := strings.Cut(out.String(), " at http://")
+		if !ok {
+			return fmt.Errorf("the command has not said where it serves: %q", out.String())
+		}
+		url = "http://" + strings.Fields(rest)[0]
+		return nil
+	})
+	if err := waitOK(t.Context(), url+"/"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the dashboard exited with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the dashboard did not stop when its context was cancelled")
+	}
+}
+
+// lockedBuffer is a buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // stageChange watches the promotion and sends, once, when its stage first shows state.
 func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan time.Time {
 	t.Helper()
