@@ -114,9 +114,12 @@ func TestDashboard(t *testing.T) {
 	until := func(what, predicate string) {
 		t.Helper()
 		testenv.Eventually(t, timeout, func(context.Context) error {
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](predicate))
+			// The tab's context has run once: a deadline derived from it bounds this attempt only.
+			attempt, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			ok, err := chromedp.Run(attempt, chromedp.Evaluate[bool](predicate))
 			if err != nil || !ok {
-				text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? ""`))
+				text, _ := chromedp.Run(attempt, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? ""`))
 				return fmt.Errorf("%s: %v; the page reads:\n%s", what, err, text)
 			}
 			return nil
