@@ -18,6 +18,7 @@ package dashboard
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -87,7 +88,7 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 		if cs.Spec.ClusterName != name || cs.Spec.ClusterNamespace != namespace {
 			continue
 		}
-		d, err := s.summaryDeployment(r, cs, cl)
+		d, err := s.summaryDeployment(ctx, cs, cl)
 		if err != nil {
 			return nil, err
 		}
@@ -99,11 +100,11 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 }
 
 // summaryDeployment is what the ClusterSummary's profile deploys to cluster cl.
-func (s *Server) summaryDeployment(r *http.Request, cs *configv1beta1.ClusterSummary, cl *libv1beta1.SveltosCluster) (deployment, error) {
+func (s *Server) summaryDeployment(ctx context.Context, cs *configv1beta1.ClusterSummary, cl *libv1beta1.SveltosCluster) (deployment, error) {
 	name := cs.Labels[configv1beta1.ClusterProfileNameLabel]
 	d := deployment{Source: "ClusterProfile " + name}
 	profile := &configv1beta1.ClusterProfile{}
-	switch err := s.src.Get(r.Context(), client.ObjectKey{Name: name}, profile); {
+	switch err := s.src.Get(ctx, client.ObjectKey{Name: name}, profile); {
 	case apierrors.IsNotFound(err):
 		d.State, d.Reason = view.Progressing, "its ClusterProfile is gone: the content is being removed"
 		return d, nil
