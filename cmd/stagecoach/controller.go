@@ -36,6 +36,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/managercache"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -124,6 +125,7 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 	opts.controllers.Shard = shard.Key(opts.shardKey)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme.New(),
+		Cache:                   managercache.Options(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:  opts.probeAddr,
 		PprofBindAddress:        opts.pprofAddr,

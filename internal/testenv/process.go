@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/stagecoach-dev/stagecoach/internal/controller/managercache"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
@@ -44,6 +45,7 @@ func RunControllerProcess(kubeconfig string, setup func(ctrl.Manager) error, twe
 	ctrl.SetLogger(logger)
 	opts := ctrl.Options{
 		Scheme:                 scheme.New(),
+		Cache:                  managercache.Options(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,

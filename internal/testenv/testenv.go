@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/stagecoach-dev/stagecoach/internal/controller/managercache"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
@@ -125,6 +126,7 @@ func startSharedManager(setup func(ctrl.Manager) error, logPath string) (func(),
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.New(),
+		Cache:                  managercache.Options(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
@@ -172,6 +174,7 @@ func StartManager(t testing.TB, setup func(ctrl.Manager) error, tweaks ...func(*
 	logger := logr.New(&endingSink{LogSink: testr.NewWithInterface(t, testr.Options{Verbosity: 1}).GetSink(), ended: ended})
 	opts := ctrl.Options{
 		Scheme:                 scheme.New(),
+		Cache:                  managercache.Options(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Logger:                 logger,
