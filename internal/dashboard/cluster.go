@@ -75,8 +75,8 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 		return nil, view.NotFound(err, "SveltosCluster", namespace, name)
 	}
 	body := &clusterBody{Kind: "SveltosCluster", Name: namespace + "/" + name, Labels: labels(cl.Labels)}
-	body.Connection, body.Reachable = view.WhyUnreachable(cl), view.WhyUnreachable(cl) == ""
-	if body.Reachable {
+	body.Connection = view.WhyUnreachable(cl)
+	if body.Reachable = body.Connection == ""; body.Reachable {
 		body.Connection = "ready: its API server answers"
 	}
 	var summaries configv1beta1.ClusterSummaryList

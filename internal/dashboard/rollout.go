@@ -236,19 +236,11 @@ func groups(st *view.Stage, href func(string) string, partial bool) []group {
 	add("Failing", failing)
 	if st.Wave > 0 {
 		add(fmt.Sprintf("Updating, %d at a time", st.Wave), updating)
-		add(fmt.Sprintf("Not started: %s of up to %d", count((len(waiting)+st.Wave-1)/st.Wave, "wave"), st.Wave), waiting)
+		add(fmt.Sprintf("Not started: %s of up to %d", view.Plural((len(waiting)+st.Wave-1)/st.Wave, "wave"), st.Wave), waiting)
 	} else {
 		add("Updating", updating)
 		add("Not started", waiting)
 	}
 	add("Done", done)
 	return out
-}
-
-// count says "1 wave", "3 waves".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

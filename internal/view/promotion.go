@@ -331,15 +331,16 @@ func runs(spec *configv1beta1.Spec) string {
 		parts = append(parts, fmt.Sprintf("%s/%s %s", h.ReleaseNamespace, h.ReleaseName, h.ChartVersion))
 	}
 	if n := len(spec.PolicyRefs); n > 0 {
-		parts = append(parts, plural(n, "policyRef"))
+		parts = append(parts, Plural(n, "policyRef"))
 	}
 	if n := len(spec.KustomizationRefs); n > 0 {
-		parts = append(parts, plural(n, "kustomizationRef"))
+		parts = append(parts, Plural(n, "kustomizationRef"))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, noun string) string {
+// Plural counts noun: "1 cluster", "3 clusters".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

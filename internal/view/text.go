@@ -70,7 +70,7 @@ func WriteText(w io.Writer, r *Rollout, opts TextOptions) error {
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		total := st.Total()
-		fmt.Fprintf(&b, "\nStage %s: %s, %d of %s succeeded\n", st.Name, state(st.State), st.Counts[Succeeded], plural(total, "cluster"))
+		fmt.Fprintf(&b, "\nStage %s: %s, %d of %s succeeded\n", st.Name, state(st.State), st.Counts[Succeeded], Plural(total, "cluster"))
 		if st.WaitingFor != "" {
 			fmt.Fprintf(&b, "  %s\n", st.WaitingFor)
 		}
