@@ -38,9 +38,9 @@ import (
 // CacheOptions tune a Cache. The zero value is fine.
 type CacheOptions struct {
 	// RemoteIdleTimeout is how long a Remote nobody asked for stays cached: a full set of clients
-	// with its connection costs tens of kilobytes, so a fleet of thousands keeps them only for
-	// the clusters being deployed to, not for every cluster a rollout went through. Idle Remotes
-	// are dropped when their cluster is next probed. Default 2 minutes.
+	// with its open connection costs tens of kilobytes, so a fleet of thousands keeps them only
+	// for the clusters being deployed to, not for every cluster a rollout went through. The
+	// Cache looks for idle Remotes every quarter of it, as it is used. Default 30 seconds.
 	RemoteIdleTimeout time.Duration
 	// UserAgent, when set, is what every request to a managed cluster says it comes from, so
 	// that the cluster's audit log tells the controller replicas apart.
@@ -63,6 +63,8 @@ type Cache struct {
 
 	mu          sync.Mutex
 	connections map[ClusterRef]*connection
+	// swept is when idle Remotes were last looked for.
+	swept time.Time
 }
 
 // connection is what the Cache keeps for one cluster. mu serialises building and rebuilding it.
@@ -75,6 +77,13 @@ type connection struct {
 	probe      *rest.RESTClient
 	remote     *Remote
 	remoteUsed time.Time
+	// mapping is the discovery the last Remote read, kept for the next one while the kubeconfig
+	// stays the same: a Remote rebuilt after being idle need not read discovery again (a kind it
+	// does not know makes it read discovery anyway).
+	mapping *internedMapper
+	// releasing is set when the last probe let go of the connection: once idle, the cluster
+	// keeps nothing until its next probe.
+	releasing bool
 }
 
 // kubeconfigSource identifies a kubeconfig: where it was read and a hash of its bytes, so that an
@@ -90,7 +99,7 @@ type kubeconfigSource struct {
 // NewCache returns an empty Cache reading cluster registrations and Secrets through reader.
 func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 	if opts.RemoteIdleTimeout <= 0 {
-		opts.RemoteIdleTimeout = 2 * time.Minute
+		opts.RemoteIdleTimeout = 30 * time.Second
 	}
 	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
 }
@@ -102,6 +111,7 @@ func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 // A *ClusterError says what the cluster's owner must fix; a NotFound error means the cluster is
 // not registered; anything else is trouble reading the management cluster.
 func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
+	c.sweep()
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
@@ -109,7 +119,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 		return nil, err
 	}
 	if conn.remote == nil {
-		remote, err := NewRemote(ref, conn.config)
+		remote, err := newRemote(ref, conn.config, conn.mapping)
 		if err != nil {
 			return nil, clusterErrorf(ref, ReasonKubeconfigInvalid,
 				"the kubeconfig in key %q of Secret %s cannot be used: %v", conn.source.location.Key, conn.source.location, err)
@@ -132,6 +142,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 // open for every cluster in between would cost more memory than everything else the controller
 // keeps per cluster.
 func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration, release bool) (string, error) {
+	c.sweep()
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent)
@@ -139,16 +150,12 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 	if conn.config != nil {
 		host = serverURL(conn.config.Host)
 	}
-	// Probes visit every cluster regularly, which makes them the natural place to let go of
-	// Remotes no deployer has asked for in a while.
-	if conn.remote != nil && time.Since(conn.remoteUsed) > c.opts.RemoteIdleTimeout {
-		conn.remote = nil
-	}
 	// Between probes minutes apart, a cluster no deployer uses keeps nothing: its next probe
 	// parses the kubeconfig again, which costs far less than holding thousands of parsed
 	// certificates and TLS configurations for clients idle almost all the time.
+	conn.releasing = release
 	if release && conn.remote == nil {
-		conn.reset()
+		conn.release()
 	}
 	conn.mu.Unlock()
 	if err != nil {
@@ -167,6 +174,36 @@ func (c *Cache) Forget(ref ClusterRef) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.connections, ref)
+}
+
+// sweep drops the Remotes nobody asked for in RemoteIdleTimeout, at most every quarter of it.
+// Connections in use at that moment are left for the next sweep; the dropped Remotes' open
+// connections are closed once no lock is held, so that a cluster that stopped answering holds
+// up nobody.
+func (c *Cache) sweep() {
+	now := time.Now()
+	var idle []*Remote
+	c.mu.Lock()
+	if now.Sub(c.swept) >= c.opts.RemoteIdleTimeout/4 {
+		c.swept = now
+		for _, conn := range c.connections {
+			if !conn.mu.TryLock() {
+				continue
+			}
+			if conn.remote != nil && now.Sub(conn.remoteUsed) > c.opts.RemoteIdleTimeout {
+				idle = append(idle, conn.remote)
+				conn.mapping, conn.remote = conn.remote.mapping(), nil
+				if conn.releasing {
+					conn.release()
+				}
+			}
+			conn.mu.Unlock()
+		}
+	}
+	c.mu.Unlock()
+	for _, r := range idle {
+		r.closeIdle()
+	}
 }
 
 func (c *Cache) connection(ref ClusterRef) *connection {
@@ -207,11 +244,17 @@ func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *cor
 		return nil
 	}
 	src.hash = sha256.Sum256(data)
-	if conn.config != nil && conn.source.location == loc && conn.source.hash == src.hash {
+	same := conn.source.location == loc && conn.source.hash == src.hash
+	if conn.config != nil && same {
 		conn.source = src
 		return nil
 	}
+	mapping := conn.mapping
 	conn.reset()
+	if same {
+		// Released after its last probe, not changed: the cluster serves the APIs it served.
+		conn.mapping = mapping
+	}
 	cfg, err := kubeconfigConfig(ref, loc, data)
 	if err != nil {
 		return err
@@ -229,7 +272,13 @@ func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *cor
 }
 
 func (conn *connection) reset() {
-	conn.source, conn.config, conn.probe, conn.remote = kubeconfigSource{}, nil, nil, nil
+	conn.source, conn.config, conn.probe, conn.remote, conn.mapping = kubeconfigSource{}, nil, nil, nil, nil
+}
+
+// release lets go of everything but what identifies the kubeconfig and the discovery read
+// with it.
+func (conn *connection) release() {
+	conn.config, conn.probe, conn.remote = nil, nil, nil
 }
 
 // Cluster is what callers matching clusters need to know about a registered cluster, the same

@@ -344,7 +344,7 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-func TestProbeDropsIdleRemotes(t *testing.T) {
+func TestIdleRemotesAreDropped(t *testing.T) {
 	ctx := t.Context()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
@@ -356,14 +356,42 @@ func TestProbeDropsIdleRemotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = cache.Probe(ctx, ref, time.Second, false)
+	// The discovery the Remote read, as a mapping would have left it.
+	discovered := &internedMapper{}
+	remote.Mapper.(*sharedMapper).current = discovered
+	_, _ = cache.Probe(ctx, ref, time.Second, true)
 	if again, _ := cache.Get(ctx, ref); again != remote {
 		t.Error("a Remote in use was dropped")
 	}
-	cache.connection(ref).remoteUsed = time.Now().Add(-2 * time.Hour)
-	_, _ = cache.Probe(ctx, ref, time.Second, false)
+	idle := func() {
+		conn := cache.connection(ref)
+		conn.remoteUsed = time.Now().Add(-2 * time.Hour)
+		cache.swept = time.Now().Add(-time.Hour)
+	}
+	idle()
+	_, _ = cache.Probe(ctx, ref, time.Second, true)
+	if conn := cache.connection(ref); conn.remote != nil || conn.config != nil {
+		t.Error("an idle Remote, or the connection of a cluster probed minutes apart, was kept")
+	}
+
+	again, err := cache.Get(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == remote {
+		t.Fatal("the idle Remote was handed out again")
+	}
+	if again.mapping() != discovered {
+		t.Error("the rebuilt Remote read discovery again rather than starting from what its cluster served")
+	}
+	// Deployers asking for another cluster sweep this one's idle Remote away too.
+	idle()
+	other := ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "other"}
+	if _, err := cache.Get(ctx, other); !apierrors.IsNotFound(err) {
+		t.Fatalf("Get of an unregistered cluster: %v", err)
+	}
 	if cache.connection(ref).remote != nil {
-		t.Error("an idle Remote was kept")
+		t.Error("an idle Remote outlived a sweep")
 	}
 }
 

@@ -40,8 +40,11 @@ type sharedMapper struct {
 	current *internedMapper
 }
 
-func newSharedMapper(d discovery.DiscoveryInterface) *sharedMapper {
-	return &sharedMapper{discovery: d}
+// held returns the discovery the mapper holds, nil when it has read none since its last Reset.
+func (m *sharedMapper) held() *internedMapper {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.current
 }
 
 type internedMapper struct{ meta.RESTMapper }

@@ -34,8 +34,8 @@ func fakeDiscovery(kinds ...string) *fakediscovery.FakeDiscovery {
 }
 
 func TestClustersServingTheSameAPIsShareAMapper(t *testing.T) {
-	a, b := newSharedMapper(fakeDiscovery("Widget")), newSharedMapper(fakeDiscovery("Widget"))
-	other := newSharedMapper(fakeDiscovery("Widget", "Gadget"))
+	a, b := &sharedMapper{discovery: fakeDiscovery("Widget")}, &sharedMapper{discovery: fakeDiscovery("Widget")}
+	other := &sharedMapper{discovery: fakeDiscovery("Widget", "Gadget")}
 	widget := schema.GroupKind{Group: "example.dev", Kind: "Widget"}
 	for _, m := range []*sharedMapper{a, b, other} {
 		if _, err := m.RESTMapping(widget, "v1"); err != nil {

@@ -21,9 +21,11 @@ package fleet
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -73,6 +75,23 @@ type Remote struct {
 	// inventories): a connection that acts as someone else (an impersonated tenant) must not
 	// need access to them.
 	Records *Remote
+
+	transport http.RoundTripper
+}
+
+// closeIdle closes the connections the Remote's clients keep open between requests; requests
+// under way finish, and a later request opens a new connection. A dropped Remote's HTTP/2
+// connection would otherwise stay open, with its buffers, until its idle timer fires.
+func (r *Remote) closeIdle() {
+	utilnet.CloseIdleConnectionsFor(r.transport)
+}
+
+// mapping returns the discovery the Remote's mapper holds, nil when it has read none.
+func (r *Remote) mapping() *internedMapper {
+	if m, ok := r.Mapper.(*sharedMapper); ok {
+		return m.held()
+	}
+	return nil
 }
 
 // Impersonating returns a connection to the same cluster acting as user, whose records stay
@@ -80,7 +99,7 @@ type Remote struct {
 func (r *Remote) Impersonating(user string) (*Remote, error) {
 	cfg := rest.CopyConfig(r.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	as, err := NewRemote(ClusterRef{Kind: r.Ref.Kind, Namespace: r.Ref.Namespace, Name: r.Ref.Name + " as " + user}, cfg)
+	as, err := newRemote(ClusterRef{Kind: r.Ref.Kind, Namespace: r.Ref.Namespace, Name: r.Ref.Name + " as " + user}, cfg, r.mapping())
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +114,12 @@ var RequestTimeout = 30 * time.Second
 
 // NewRemote builds the clients of a managed cluster from its rest.Config.
 func NewRemote(ref ClusterRef, cfg *rest.Config) (*Remote, error) {
+	return newRemote(ref, cfg, nil)
+}
+
+// newRemote builds a Remote whose mapper starts from known, the discovery an earlier Remote of
+// the same cluster read, when it is not nil.
+func newRemote(ref ClusterRef, cfg *rest.Config, known *internedMapper) (*Remote, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
@@ -121,5 +146,10 @@ func NewRemote(ref ClusterRef, cfg *rest.Config) (*Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	return &Remote{Ref: ref, Config: cfg, Core: core, Dynamic: dyn, Discovery: memory.NewMemCacheClient(disc), Mapper: newSharedMapper(disc)}, nil
+	return &Remote{
+		Ref: ref, Config: cfg, Core: core, Dynamic: dyn,
+		Discovery: memory.NewMemCacheClient(disc),
+		Mapper:    &sharedMapper{discovery: disc, current: known},
+		transport: httpClient.Transport,
+	}, nil
 }
