@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -137,6 +138,11 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		RetryPeriod:             &opts.retryPeriod,
 		// Stepping down promptly on shutdown lets a standby replica take over without waiting out the lease.
 		LeaderElectionReleaseOnCancel: true,
+		// A controller's cache is synced once its event handlers have seen every object: tens of
+		// thousands of clusters, bindings and summaries on a busy management cluster can take
+		// longer than controller-runtime's two minutes, and a controller giving up stops the
+		// whole process, which would only start over.
+		Controller: config.Controller{CacheSyncTimeout: cacheSyncTimeout},
 	})
 	if err != nil {
 		return err
@@ -177,6 +183,9 @@ func addDashboard(mgr ctrl.Manager, cfg *rest.Config, opts controllerOptions) er
 
 // shutdownTimeout bounds a stop: the manager's own graceful shutdown (30 s) and a little more.
 var shutdownTimeout = 35 * time.Second
+
+// cacheSyncTimeout is how long a controller waits for its cache before the process gives up.
+const cacheSyncTimeout = 10 * time.Minute
 
 // start runs mgr until ctx is done. A manager stopped before its caches synced (a permission
 // missing, an API server that does not answer) never returns from Start, as controller-runtime

@@ -64,7 +64,7 @@ func (r *Reconciler) profilesReading(kind string) func(context.Context, client.O
 			return nil
 		}
 		var list configv1beta1.ClusterProfileList
-		if err := r.List(ctx, &list); err != nil {
+		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

@@ -306,7 +306,9 @@ func matchingMayChange(e event.UpdateEvent) bool {
 
 func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {
 	var profiles configv1beta1.ClusterProfileList
-	if err := r.List(ctx, &profiles); err != nil {
+	// Called for every cluster's event (20,000 of them as the cache starts): the profiles, whose
+	// status lists clusters, are read from the cache, not copied.
+	if err := r.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
 		return nil
 	}
@@ -319,7 +321,7 @@ func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconci
 
 func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
 	var profiles configv1beta1.ClusterProfileList
-	if err := r.List(ctx, &profiles); err != nil {
+	if err := r.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
 		return nil
 	}

@@ -84,7 +84,7 @@ func (r *Reconciler) promotionsReading(kind string) func(context.Context, client
 			return nil
 		}
 		var list configv1beta1.ClusterPromotionList
-		if err := r.List(ctx, &list); err != nil {
+		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

@@ -116,7 +116,9 @@ func (r *kindReconciler) allPlacements(ctx context.Context, _ client.Object) []r
 // that keep says are concerned.
 func (r *kindReconciler) placementRequests(ctx context.Context, namespace string, keep func(placementv1beta1.PlacementObj) bool) []reconcile.Request {
 	l := r.family.NewPlacementList()
-	var opts []client.ListOption
+	// Called for every member cluster's event (20,000 of them as the cache starts): the
+	// placements, whose status lists clusters, are read from the cache, not copied.
+	opts := []client.ListOption{client.UnsafeDisableDeepCopy}
 	if namespace != "" {
 		opts = append(opts, client.InNamespace(namespace))
 	}

@@ -235,7 +235,9 @@ func (r *Reconciler) runsOfStrategy(ctx context.Context, obj client.Object) []re
 // unfinishedRuns lists the runs in namespace that have not finished and whose spec matches.
 func (r *Reconciler) unfinishedRuns(ctx context.Context, namespace string, match func(*placementv1beta1.UpdateRunSpec) bool) []reconcile.Request {
 	list := r.Family.NewUpdateRunList()
-	if err := r.List(ctx, list, client.InNamespace(namespace)); err != nil {
+	// Called for every binding's event: the runs, whose status lists thousands of clusters, are
+	// read from the cache, not copied.
+	if err := r.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
