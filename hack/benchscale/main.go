@@ -101,7 +101,8 @@ func main() {
 	flag.StringVar(&opts.kubeBin, "kube-bin", "", "directory of the Kubernetes components (default: found from `make kube`)")
 	flag.DurationVar(&opts.availableAfter, "available-after", time.Second, "how long a simulated Deployment takes to become Available")
 	flag.DurationVar(&opts.latency, "latency", 0, "time each simulated API server adds to every answer")
-	flag.DurationVar(&opts.timeout, "timeout", 2*time.Hour, "give up after this long")
+	// The whole run at 20,000 clusters takes more than two hours on two cores.
+	flag.DurationVar(&opts.timeout, "timeout", 4*time.Hour, "give up after this long")
 	flag.BoolVar(&opts.profile, "profile", false, "take CPU profiles of the controller during the rollouts and a heap profile after them, into -dir")
 	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
 	flag.BoolVar(&opts.promotion, "promotion", true, "run the promotion and the upgrade through a restart; false runs the update run alone")
