@@ -48,7 +48,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 

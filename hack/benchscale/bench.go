@@ -31,10 +31,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
 )
 
 const (

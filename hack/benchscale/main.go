@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command benchscale measures Stagecoach on a large fleet: a real management kube-apiserver from
-// the sandbox, the managed clusters simulated in this process (internal/fleetsim), and the
+// the sandbox, the managed clusters simulated in this process (internal/testing/fleetsim), and the
 // controller run as its own process so that its memory is its own. It registers the clusters,
 // promotes a version through three stages with a ClusterPromotion, places the same kind of content
 // with a Kubefleet staged update run, restarts the controller in the middle of a second promotion,

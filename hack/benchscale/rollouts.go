@@ -28,8 +28,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
-	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
 )
 
 // rollout is what the benchmark rolls out: 10% of each stage at a time.

@@ -25,7 +25,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chartrender"
 )
 
 func main() {

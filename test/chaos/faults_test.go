@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // controllerProcess is the controller running as a process attached to the sandbox.

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stagecoach-dev/stagecoach/internal/chaos"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chaos"
 )
 
 // Where each dialect deploys on the managed clusters, and where its sources live on the

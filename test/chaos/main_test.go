@@ -18,7 +18,7 @@ limitations under the License.
 
 // Package chaos runs crash trials: rollouts through a sandbox fleet, in both dialects at once,
 // while the controller is SIGKILLed at random instants and API servers go down mid-wave. The
-// verdict comes from the fleet's storage, never from Stagecoach's status (see internal/chaos).
+// verdict comes from the fleet's storage, never from Stagecoach's status (see internal/testing/chaos).
 //
 //	make chaos TRIALS=200
 package chaos
@@ -33,7 +33,7 @@ import (
 
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // controllerMode is the first argument with which the test binary runs as the controller, a

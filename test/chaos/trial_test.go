@@ -39,10 +39,10 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/chaos"
 	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chaos"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),

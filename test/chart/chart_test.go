@@ -31,7 +31,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chartrender"
 )
 
 const chartDir = "../../charts/stagecoach"

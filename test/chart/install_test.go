@@ -35,7 +35,7 @@ import (
 
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // The chart is installed into a cluster of the sandbox with kwok nodes, which run its pods.

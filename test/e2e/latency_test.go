@@ -32,7 +32,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // BenchmarkPromotionLatency measures how long the promotion engine takes to start the next

@@ -35,7 +35,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 func promotion(name, cm string, stages ...configv1beta1.Stage) *configv1beta1.ClusterPromotion {

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // shortWaits replaces the strategy's TimedWait waitTimes with 2s: the walkthrough's minute

@@ -28,9 +28,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
-	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // deadRollout and stuckRollout roll out to a quarter of each stage at a time.

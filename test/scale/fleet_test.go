@@ -29,10 +29,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // simulatedFleet starts n simulated clusters, named after the rollout, and registers them with

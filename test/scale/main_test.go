@@ -17,7 +17,7 @@ limitations under the License.
 */
 
 // Package scale checks what a large fleet needs of Stagecoach on a fleet small enough for every
-// test run: managed clusters simulated by internal/fleetsim, the management cluster a real
+// test run: managed clusters simulated by internal/testing/fleetsim, the management cluster a real
 // kube-apiserver. `make bench-scale` runs the same rollouts over thousands of clusters.
 package scale
 
@@ -32,7 +32,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // shardMode is the first argument with which the test binary runs as a controller replica of

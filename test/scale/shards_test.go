@@ -30,11 +30,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/scalerollout"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // The Lease the replicas of a shard elect their leader with: stagecoach controller's.

@@ -29,7 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // TestRevisionHistoryLimit keeps the newest revisionHistoryLimit snapshot groups.

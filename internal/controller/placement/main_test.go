@@ -44,7 +44,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
-	"github.com/stagecoach-dev/stagecoach/internal/testenv"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // TestMain runs the tests on seed 004's fleet: three members with the seed's labels.

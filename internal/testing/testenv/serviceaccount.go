@@ -28,9 +28,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stagecoach-dev/stagecoach/internal/chartrender"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chartrender"
 )
 
 // ChartNamespace is where the shared controller's ServiceAccount lives, as after

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package scalerollout holds the rollouts that `make bench-scale` and the scale tests run over a
-// simulated fleet (internal/fleetsim): a ClusterPromotion and a Kubefleet staged update run
+// simulated fleet (internal/testing/fleetsim): a ClusterPromotion and a Kubefleet staged update run
 // through three stages of clusters told apart by a label, and how to tell, from a simulated
 // cluster's own records, that each reached it.
 package scalerollout
@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stagecoach-dev/stagecoach/internal/fleetsim"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
 )
 
 // Stages are the values of the stage label, in rollout order.
