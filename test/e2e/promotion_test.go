@@ -261,9 +261,10 @@ func TestInvalidPromotionWindowStalls(t *testing.T) {
 		return fmt.Errorf("no InvalidPromotionWindow Warning event for %s", p.Name)
 	})
 
-	// Opens every minute, closes once a year: open whenever the test runs.
-	patch := []byte(`[{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/from", "value": "* * * * *"},
-		{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/to", "value": "0 0 1 1 *"}]`)
+	// Opens every minute, closes once a year on a day six months away: open whenever the test runs.
+	far := (int(time.Now().UTC().Month())+5)%12 + 1
+	patch := fmt.Appendf(nil, `[{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/from", "value": "* * * * *"},
+		{"op": "replace", "path": "/spec/stages/0/trigger/auto/promotionWindow/to", "value": "0 0 1 %d *"}]`, far)
 	if err := testenv.Client(t).Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
@@ -131,14 +132,17 @@ func TestClusterChecksAndActiveWindow(t *testing.T) {
 		t.Errorf("failureMessage %q does not name the line", *s.FailureMessage)
 	}
 
-	// The active window: outside it the cluster is paused, inside it resumed.
-	windowed := register("windowed", libv1beta1.SveltosClusterSpec{ActiveWindow: &libv1beta1.ActiveWindow{From: "0 0 1 1 *", To: "0 0 2 1 *"}})
+	// The active window: outside it the cluster is paused, inside it resumed. The closed window
+	// is the first day of the month six months away, which is never today.
+	far := (int(time.Now().UTC().Month())+5)%12 + 1
+	farFrom, farTo := fmt.Sprintf("0 0 1 %d *", far), fmt.Sprintf("0 0 2 %d *", far)
+	windowed := register("windowed", libv1beta1.SveltosClusterSpec{ActiveWindow: &libv1beta1.ActiveWindow{From: farFrom, To: farTo}})
 	waitForSpec(t, c, windowed, "paused outside its window", func(sc *libv1beta1.SveltosCluster) bool {
 		return sc.Spec.Paused && sc.Status.NextUnpause != nil && sc.Status.NextPause != nil
 	})
 	waitForEvent(t, c, windowed, ReasonPaused)
 	patchSpec(t, c, windowed, func(sc *libv1beta1.SveltosCluster) {
-		sc.Spec.ActiveWindow = &libv1beta1.ActiveWindow{From: "* * * * *", To: "0 0 1 1 *"}
+		sc.Spec.ActiveWindow = &libv1beta1.ActiveWindow{From: "* * * * *", To: farTo}
 	})
 	waitForSpec(t, c, windowed, "resumed inside its window", func(sc *libv1beta1.SveltosCluster) bool { return !sc.Spec.Paused })
 	waitForEvent(t, c, windowed, ReasonResumed)
