@@ -199,10 +199,11 @@ func (r portRegistry) claim(sandbox string, port int, listen bool) (bool, error)
 	if listen && !canListen(port) {
 		return false, nil
 	}
-	if err := r.write(port, portLease{Sandbox: sandbox, PID: os.Getpid(), Start: processStart(os.Getpid())}); err != nil {
-		return false, err
+	err = r.write(port, portLease{Sandbox: sandbox, PID: os.Getpid(), Start: processStart(os.Getpid())})
+	if errors.Is(err, fs.ErrExist) { // cannot happen under the lock, but a lease is never overwritten
+		return false, nil
 	}
-	return true, nil
+	return err == nil, err
 }
 
 // write creates the lease file of port: written aside, then hard-linked into place, which fails
