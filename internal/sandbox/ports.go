@@ -66,13 +66,13 @@ type portRegistry struct {
 }
 
 // defaultPorts is the registry every sandbox of this user shares: $STAGECOACH_SANDBOX_PORTS_DIR,
-// or stagecoach-sandbox-ports-<uid> in the temporary directory, over portRange.
+// or stagecoach-sandbox-ports-<uid> in the temporary directory, over portWindow.
 func defaultPorts() portRegistry {
 	dir := os.Getenv(PortsDirEnv)
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "stagecoach-sandbox-ports-"+strconv.Itoa(os.Getuid()))
 	}
-	low, high := portRange()
+	low, high := portWindow()
 	return portRegistry{dir: dir, low: low, high: high}
 }
 
@@ -308,6 +308,9 @@ func canListen(port int) bool {
 	_ = ln.Close()
 	return true
 }
+
+// portWindow is where sandboxes lease ports; tests narrow it to make sandboxes contend.
+var portWindow = portRange
 
 // portRange is where sandbox ports are picked: from 20000 up to the start of the kernel's
 // ephemeral range. A port from that range can be taken by any outgoing connection's local end
