@@ -29,8 +29,8 @@ import (
 // records it in the sandbox's state, so that `down` stops it with the clusters. A program
 // attached earlier under the same name is stopped first. Its output goes to logs/<name>.log, and
 // ports are the loopback ports it listens on: they must be free, and are leased to the sandbox
-// (take them from FreePorts) so that no other sandbox picks them until `down`. Attach returns once the program
-// has started; it does not wait for it to serve.
+// (take them from FreePorts) so that no other sandbox picks them until `down`. Attach returns
+// once the program has started; it does not wait for it to serve.
 func Attach(ctx context.Context, dir, name string, args []string, ports ...int) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
