@@ -131,7 +131,7 @@ func (d *demo) startFleet(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ports, err := sandbox.FreePorts(1)
+	ports, err := sandbox.FreePorts(d.Dir, 1)
 	if err != nil {
 		return "", err
 	}

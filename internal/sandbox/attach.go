@@ -28,8 +28,9 @@ import (
 // Attach starts a program next to the sandbox in dir — a controller, a chart repository — and
 // records it in the sandbox's state, so that `down` stops it with the clusters. A program
 // attached earlier under the same name is stopped first. Its output goes to logs/<name>.log, and
-// ports are the loopback ports it listens on (they must be free). Attach returns once the program
-// has started; it does not wait for it to serve.
+// ports are the loopback ports it listens on: they must be free, and are leased to the sandbox
+// (take them from FreePorts) so that no other sandbox picks them until `down`. Attach returns
+// once the program has started; it does not wait for it to serve.
 func Attach(ctx context.Context, dir, name string, args []string, ports ...int) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -50,6 +51,9 @@ func Attach(ctx context.Context, dir, name string, args []string, ports ...int) 
 		st.Processes = slices.Delete(st.Processes, i, i+1)
 	}
 	p := &process{Name: name, Tier: tierAttached, Args: args, Ports: ports}
+	if err := defaultPorts().hold(dir, ports); err != nil {
+		return err
+	}
 	if err := waitPortsFree(ctx, p); err != nil {
 		return err
 	}
@@ -64,8 +68,15 @@ func Attach(ctx context.Context, dir, name string, args []string, ports ...int) 
 	return nil
 }
 
-// FreePorts returns n loopback ports that are free now, from the range the sandbox uses.
-func FreePorts(n int) ([]int, error) { return freePorts(n) }
+// FreePorts leases n loopback ports, free now, to the sandbox in dir, for programs attached to it:
+// no other sandbox on this machine picks them until `down` releases them.
+func FreePorts(dir string, n int) ([]int, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return defaultPorts().lease(dir, n)
+}
 
 // LogFile is where the sandbox in dir writes the output of the named process.
 func LogFile(dir, name string) string {

@@ -26,8 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -173,6 +171,11 @@ func Up(ctx context.Context, opts Options) (*Fleet, error) {
 				opts.Dir, strings.Join(st.clusterNames(), ", "), opts.Dir)
 		}
 		l.kubeBin = st.KubeBin
+		// Restarted components bind the ports they had; the leases normally still hold them, but
+		// the registry lives in the temporary directory, which a reboot may empty.
+		if err := defaultPorts().hold(dir, st.componentPorts()); err != nil {
+			return nil, err
+		}
 	}
 	start := time.Now()
 	if err := l.run(ctx, st, opts.Log); err != nil {
@@ -182,7 +185,8 @@ func Up(ctx context.Context, opts Options) (*Fleet, error) {
 	return Load(dir)
 }
 
-// Down stops every process the sandbox in dir started and removes what it wrote there.
+// Down stops every process the sandbox in dir started, removes what it wrote there and releases
+// its ports.
 func Down(dir string) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -191,7 +195,7 @@ func Down(dir string) error {
 	l := layout{dir: dir}
 	st, err := loadState(l.stateFile())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return defaultPorts().releaseAll(dir)
 	}
 	if err != nil {
 		return fmt.Errorf("reading sandbox state: %w", err)
@@ -207,6 +211,7 @@ func Down(dir string) error {
 		errs = append(errs, os.RemoveAll(filepath.Join(dir, sub)))
 	}
 	errs = append(errs, removeIfExists(l.stateFile()))
+	errs = append(errs, defaultPorts().releaseAll(dir))
 	_ = os.Remove(dir) // only if empty: the directory may hold the user's own files
 	return errors.Join(errs...)
 }
@@ -238,15 +243,26 @@ func Load(dir string) (*Fleet, error) {
 	return fleet, nil
 }
 
-// initialise allocates ports and writes certificates and kubeconfigs for a new sandbox.
+// initialise leases ports and writes certificates, kubeconfigs and the state of a new sandbox. If
+// it fails, it gives the ports back.
 func (l layout) initialise(specs []ClusterSpec) (*state, error) {
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(4 + 4*len(specs))
+	registry := defaultPorts()
+	ports, err := registry.lease(l.dir, 4+4*len(specs))
 	if err != nil {
 		return nil, err
 	}
+	st := l.newState(specs, ports)
+	if err := l.write(st); err != nil {
+		return nil, errors.Join(err, registry.release(l.dir, ports))
+	}
+	return st, nil
+}
+
+// newState assigns the ports to the components of a new sandbox.
+func (l layout) newState(specs []ClusterSpec, ports []int) *state {
 	next := func() int { p := ports[0]; ports = ports[1:]; return p }
 	st := &state{EtcdPort: next(), EtcdPeerPort: next(), KubeBin: l.kubeBin}
 	// The management cluster runs a controller manager too: garbage collection and namespace
@@ -258,56 +274,32 @@ func (l layout) initialise(specs []ClusterSpec) (*state, error) {
 			APIServerPort: next(), ControllerManagerPort: next(), SchedulerPort: next(), KwokPort: next(),
 		})
 	}
+	st.Processes = l.processes(st)
+	return st
+}
+
+// write generates the certificates and kubeconfigs of a new sandbox, then saves its state.
+func (l layout) write(st *state) error {
 	if err := l.pki().generate(); err != nil {
-		return nil, err
+		return err
 	}
 	for _, c := range st.Clusters {
 		if err := l.writeKubeconfig(c.Name, c.APIServerPort); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	st.Processes = l.processes(st)
-	return st, saveState(l.stateFile(), st)
+	return saveState(l.stateFile(), st)
 }
 
-// freePorts reserves n distinct loopback ports by listening on them all at once. They are picked
-// below the kernel's ephemeral range: a port from that range can be taken by any outgoing
-// connection's local end while a component is down, and then a restarted component could not
-// listen on it again.
-func freePorts(n int) ([]int, error) {
-	low, high := portRange()
+// componentPorts lists the ports of the sandbox's own components, attached programs aside.
+func (st *state) componentPorts() []int {
 	var ports []int
-	var listeners []net.Listener
-	defer func() {
-		for _, ln := range listeners {
-			_ = ln.Close()
-		}
-	}()
-	for attempts := 0; len(ports) < n; attempts++ {
-		if attempts > 100*n {
-			return nil, fmt.Errorf("found only %d free ports between %d and %d", len(ports), low, high)
-		}
-		port := low + rand.IntN(high-low)
-		ln, err := net.Listen("tcp", "127.0.0.1:"+itoa(port))
-		if err != nil {
-			continue
-		}
-		listeners = append(listeners, ln)
-		ports = append(ports, port)
-	}
-	return ports, nil
-}
-
-// portRange is where sandbox ports are picked: from 20000 up to the start of the ephemeral range.
-func portRange() (int, int) {
-	low, high := 20000, 32768
-	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		var start, end int
-		if _, err := fmt.Sscan(string(data), &start, &end); err == nil && start > low+1000 {
-			high = start
+	for _, p := range st.Processes {
+		if p.Tier != tierAttached {
+			ports = append(ports, p.Ports...)
 		}
 	}
-	return low, high
+	return ports
 }
 
 // FindKubeBin locates the Kubernetes components built by `make kube`: $STAGECOACH_KUBE_BIN, then
