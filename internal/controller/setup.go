@@ -120,7 +120,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return r.SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
 		}},
 		{"clusterprofile", false, func() error {
-			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
+			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
 			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
