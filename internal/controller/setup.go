@@ -25,7 +25,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
@@ -140,11 +139,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			}
 			return r.SetupWithManager(mgr)
 		}},
-		{"clusterstagedupdaterun", false, func() error {
-			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
-		}},
-		{"stagedupdaterun", false, func() error {
-			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
+		{"updaterun", false, func() error {
+			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", true, func() error {
 			return (&clustersummary.Reconciler{
