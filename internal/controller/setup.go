@@ -102,6 +102,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	probe := fleet.ProbeOptions{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate}
 	// perCluster marks the controllers whose work is per managed cluster: every shard runs them.
 	setups := []struct {
 		name       string
@@ -109,14 +110,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		setup      func() error
 	}{
 		{"sveltoscluster", true, func() error {
-			r := sveltoscluster.NewReconciler(clusters)
-			r.Shard = opts.Shard
-			return r.SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+			return sveltoscluster.NewReconciler(sveltoscluster.Options{Clusters: clusters, Shard: opts.Shard, Probe: probe}).SetupWithManager(mgr)
 		}},
 		{"membercluster", true, func() error {
-			r := membercluster.NewReconciler(clusters)
-			r.Shard = opts.Shard
-			return r.SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+			return membercluster.NewReconciler(membercluster.Options{Clusters: clusters, Shard: opts.Shard, Probe: probe}).SetupWithManager(mgr)
 		}},
 		{"clusterprofile", false, func() error {
 			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c}).SetupWithManager(mgr)
