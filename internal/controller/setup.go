@@ -50,7 +50,7 @@ type Options struct {
 	// what was deployed.
 	DriftInterval time.Duration
 	// MaxResyncRate caps the drift re-applies per second of each binding kind; zero means the
-	// default (see binding.Reconciler).
+	// default (see binding.Options).
 	MaxResyncRate float64
 	// HealthInterval is how often health checks that do not pass yet, and those of promotion
 	// stages (which keep running), are evaluated again.
@@ -125,24 +125,17 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"binding", true, func() error {
-			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
-			r.Shard = opts.Shard
-			r.ResyncInterval = opts.DriftInterval
-			if opts.MaxResyncRate > 0 {
-				r.MaxResyncRate = opts.MaxResyncRate
-			}
-			if opts.DeployConcurrency > 0 {
-				r.MaxConcurrentReconciles = opts.DeployConcurrency
-			}
-			return r.SetupWithManager(mgr)
+			return binding.NewReconciler(binding.Options{Client: c, Clusters: clusters, Shard: opts.Shard,
+				// Zero means binding's defaults; a negative value is no setting here either.
+				ResyncInterval: opts.DriftInterval, MaxResyncRate: max(opts.MaxResyncRate, 0),
+				MaxConcurrentReconciles: max(opts.DeployConcurrency, 0)}).SetupWithManager(mgr)
 		}},
 		{"updaterun", false, func() error {
 			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", true, func() error {
-			return (&clustersummary.Reconciler{
+			return clustersummary.NewReconciler(clustersummary.Options{
 				Client:                  c,
-				Recorder:                mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
 				Clusters:                clusters,
 				Shard:                   opts.Shard,
 				Helm:                    deployer,
