@@ -25,7 +25,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
@@ -51,7 +50,7 @@ type Options struct {
 	// what was deployed.
 	DriftInterval time.Duration
 	// MaxResyncRate caps the drift re-applies per second of each binding kind; zero means the
-	// default (see binding.Reconciler).
+	// default (see binding.Options).
 	MaxResyncRate float64
 	// HealthInterval is how often health checks that do not pass yet, and those of promotion
 	// stages (which keep running), are evaluated again.
@@ -103,6 +102,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	probe := fleet.ProbeOptions{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate}
 	// perCluster marks the controllers whose work is per managed cluster: every shard runs them.
 	setups := []struct {
 		name       string
@@ -110,17 +110,13 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		setup      func() error
 	}{
 		{"sveltoscluster", true, func() error {
-			r := sveltoscluster.NewReconciler(clusters)
-			r.Shard = opts.Shard
-			return r.SetupWithManager(mgr, sveltoscluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+			return sveltoscluster.NewReconciler(sveltoscluster.Options{Clusters: clusters, Shard: opts.Shard, Probe: probe}).SetupWithManager(mgr)
 		}},
 		{"membercluster", true, func() error {
-			r := membercluster.NewReconciler(clusters)
-			r.Shard = opts.Shard
-			return r.SetupWithManager(mgr, membercluster.Options{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate})
+			return membercluster.NewReconciler(membercluster.Options{Clusters: clusters, Shard: opts.Shard, Probe: probe}).SetupWithManager(mgr)
 		}},
 		{"clusterprofile", false, func() error {
-			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
+			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
 			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
@@ -129,27 +125,17 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"binding", true, func() error {
-			r := binding.NewReconciler(c, mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
-			r.Shard = opts.Shard
-			r.ResyncInterval = opts.DriftInterval
-			if opts.MaxResyncRate > 0 {
-				r.MaxResyncRate = opts.MaxResyncRate
-			}
-			if opts.DeployConcurrency > 0 {
-				r.MaxConcurrentReconciles = opts.DeployConcurrency
-			}
-			return r.SetupWithManager(mgr)
+			return binding.NewReconciler(binding.Options{Client: c, Clusters: clusters, Shard: opts.Shard,
+				// Zero means binding's defaults; a negative value is no setting here either.
+				ResyncInterval: opts.DriftInterval, MaxResyncRate: max(opts.MaxResyncRate, 0),
+				MaxConcurrentReconciles: max(opts.DeployConcurrency, 0)}).SetupWithManager(mgr)
 		}},
-		{"clusterstagedupdaterun", false, func() error {
-			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterstagedupdaterun-controller"), Family: placementv1beta1.ClusterFamily, Now: opts.Now}).SetupWithManager(mgr)
-		}},
-		{"stagedupdaterun", false, func() error {
-			return (&updaterun.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/stagedupdaterun-controller"), Family: placementv1beta1.NamespacedFamily, Now: opts.Now}).SetupWithManager(mgr)
+		{"updaterun", false, func() error {
+			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"clustersummary", true, func() error {
-			return (&clustersummary.Reconciler{
+			return clustersummary.NewReconciler(clustersummary.Options{
 				Client:                  c,
-				Recorder:                mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller"),
 				Clusters:                clusters,
 				Shard:                   opts.Shard,
 				Helm:                    deployer,

@@ -66,7 +66,7 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 // inputError saying why there is none.
 func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remote, error) {
 	mc := &clusterv1beta1.MemberCluster{}
-	if err := r.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, notApplied("MemberCluster %s does not exist", name)
 		}
@@ -81,7 +81,7 @@ func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remot
 	if joined != nil && joined.Status == metav1.ConditionFalse {
 		return nil, notApplied("MemberCluster %s has not joined: %s", name, joined.Message)
 	}
-	remote, err := r.Clusters.Get(ctx, memberRef(name))
+	remote, err := r.clusters.Get(ctx, memberRef(name))
 	if ce, ok := fleet.AsClusterError(err); ok {
 		return nil, notApplied("MemberCluster %s: %s", name, ce.Message)
 	}
@@ -183,7 +183,7 @@ func (r *kindReconciler) notApplied(ctx context.Context, b placementv1beta1.Bind
 	// Waiting for a snapshot group to be complete is no failure worth an event.
 	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.reason, in.message, in.failed)
 	if news && in.reason != placementv1beta1.WorkApplyInProcessReason {
-		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply", "%s", truncate(in.message))
+		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply", "%s", truncate(in.message))
 	}
 	wait := r.backoff(n)
 	logr.FromContextOrDiscard(ctx).Info("not applied", "why", in.message, "attempts", n, "retryIn", wait)

@@ -66,7 +66,7 @@ func (r *kindReconciler) checkAvailability(ctx context.Context, b placementv1bet
 		if a.stale {
 			return ctrl.Result{RequeueAfter: 100 * time.Millisecond}
 		}
-		return ctrl.Result{RequeueAfter: min(r.AvailabilityInterval, resync)}
+		return ctrl.Result{RequeueAfter: min(r.availability, resync)}
 	}
 	reason, msg := placementv1beta1.AllWorkAvailableReason, fmt.Sprintf("all %s available", plural(len(a.objects), "resource"))
 	if len(untracked) > 0 {
@@ -77,7 +77,7 @@ func (r *kindReconciler) checkAvailability(ctx context.Context, b placementv1bet
 	}
 	prev := setCondition(st, gen, placementv1beta1.BindingAvailableCondition, metav1.ConditionTrue, reason, msg)
 	if prev.Status != metav1.ConditionTrue || prev.ObservedGeneration != gen {
-		r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAvailable, "CheckAvailability", "%s on MemberCluster %s", msg, remote.Ref.Name)
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAvailable, "CheckAvailability", "%s on MemberCluster %s", msg, remote.Ref.Name)
 	}
 	return ctrl.Result{RequeueAfter: resync}
 }

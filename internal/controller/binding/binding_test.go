@@ -264,7 +264,7 @@ func expectEvent(t *testing.T, c client.Client, b placementv1beta1.BindingObj, r
 // TestDriftIsReverted changes and deletes applied objects on the member: the periodic apply
 // puts them back.
 func TestDriftIsReverted(t *testing.T) {
-	c := startController(t, func(r *Reconciler) { r.ResyncInterval = time.Second })
+	c := startController(t, func(o *Options) { o.ResyncInterval = time.Second })
 	m := member(t, "member2")
 	const p, ns = "drift", "drift-ns"
 	s0 := clusterSnapshot(t, c, p, 0, -1, 1, namespace(ns), configMap(ns, "settings", "one"), deployment(ns, "web", "nginx:1.20", true))
@@ -324,7 +324,7 @@ func TestHandOverToAnotherBinding(t *testing.T) {
 // TestConditionsRestored has another controller write RolloutStarted by replacing the whole
 // condition list, dropping Applied and Available: they come back at once, RolloutStarted stays.
 func TestConditionsRestored(t *testing.T) {
-	c := startController(t, func(r *Reconciler) { r.ResyncInterval = time.Hour })
+	c := startController(t, func(o *Options) { o.ResyncInterval = time.Hour })
 	const p, ns = "clobber", "clobber-ns"
 	s0 := clusterSnapshot(t, c, p, 0, -1, 1, namespace(ns), configMap(ns, "settings", "one"))
 	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: bindingMeta("", p, "member1"), Spec: boundSpec("member1", s0)}

@@ -36,7 +36,7 @@ func DryRun(ctx context.Context, c client.Client, family placementv1beta1.Family
 	b.SetNamespace(namespace)
 	b.SetLabels(map[string]string{placementv1beta1.PlacementTrackingLabel: placement})
 	b.BindingSpec().ResourceSnapshotName = snapshot
-	r := &kindReconciler{Reconciler: &Reconciler{Client: c}, family: family}
+	r := &kindReconciler{Reconciler: &Reconciler{client: c}, family: family}
 
 	req := manifests.Request{DryRun: true, Owner: r.owner(b)}
 	if err := withStrategy(&req, strategy); err != nil {

@@ -53,17 +53,16 @@ const timeout = 90 * time.Second
 
 // startController runs the binding controllers for the test, tuned by the options, and returns a
 // management client.
-func startController(t *testing.T, options ...func(*Reconciler)) client.Client {
+func startController(t *testing.T, options ...func(*Options)) client.Client {
 	t.Helper()
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		clusters := fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{})
-		r := NewReconciler(mgr.GetClient(), mgr.GetEventRecorder("stagecoach.dev/binding-controller"), clusters)
-		// Recovery after an outage is what the tests wait for, not the production backoff.
-		r.MaxBackoff = 3 * time.Second
+		opts := Options{Clusters: fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{}),
+			// Recovery after an outage is what the tests wait for, not the production backoff.
+			MaxBackoff: 3 * time.Second}
 		for _, o := range options {
-			o(r)
+			o(&opts)
 		}
-		return r.SetupWithManager(mgr)
+		return NewReconciler(opts).SetupWithManager(mgr)
 	})
 	return testenv.Client(t)
 }

@@ -62,10 +62,10 @@ func resyncAt(interval time.Duration) time.Time {
 // resyncInterval is how long an apply made now stays current: ResyncInterval, or longer when
 // the kind has more bindings applied than MaxResyncRate lets resync that often.
 func (r *kindReconciler) resyncInterval() time.Duration {
-	if r.MaxResyncRate <= 0 {
-		return r.ResyncInterval
+	if r.maxResyncRate <= 0 {
+		return r.resync
 	}
-	return max(r.ResyncInterval, time.Duration(float64(r.memo.len())/r.MaxResyncRate*float64(time.Second)))
+	return max(r.resync, time.Duration(float64(r.memo.len())/r.maxResyncRate*float64(time.Second)))
 }
 
 // memo holds, per binding, its last apply and how many attempts in a row failed.

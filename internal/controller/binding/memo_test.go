@@ -36,7 +36,7 @@ func TestResyncInterval(t *testing.T) {
 		{bindings: 20000, rate: 20, want: 1000 * time.Second},
 		{bindings: 20000, rate: 0, want: 30 * time.Second},
 	} {
-		r := &kindReconciler{Reconciler: &Reconciler{ResyncInterval: 30 * time.Second, MaxResyncRate: tc.rate}, memo: newMemo()}
+		r := &kindReconciler{Reconciler: &Reconciler{resync: 30 * time.Second, maxResyncRate: tc.rate}, memo: newMemo()}
 		for i := range tc.bindings {
 			r.memo.succeeded(types.NamespacedName{Name: fmt.Sprint(i)}, &applied{})
 		}

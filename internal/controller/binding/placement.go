@@ -63,7 +63,7 @@ func (r *kindReconciler) placement(ctx context.Context, b placementv1beta1.Bindi
 		return nil, nil
 	}
 	p := r.family.NewPlacement()
-	if err := r.Get(ctx, r.family.Key(b.GetNamespace(), name), p); err != nil {
+	if err := r.client.Get(ctx, r.family.Key(b.GetNamespace(), name), p); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
 	return p, nil
@@ -85,7 +85,7 @@ func (r *kindReconciler) abandoned(ctx context.Context, b placementv1beta1.Bindi
 // siblings returns the other bindings of b's placement.
 func (r *kindReconciler) siblings(ctx context.Context, b placementv1beta1.BindingObj) ([]placementv1beta1.BindingObj, error) {
 	list := r.family.NewBindingList()
-	if err := r.List(ctx, list, client.InNamespace(b.GetNamespace()),
+	if err := r.client.List(ctx, list, client.InNamespace(b.GetNamespace()),
 		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placementOf(b)}); err != nil {
 		return nil, err
 	}

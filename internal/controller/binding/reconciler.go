@@ -21,6 +21,7 @@ limitations under the License.
 package binding
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -56,11 +57,11 @@ const (
 	ReasonAbandoned      = "Abandoned"
 )
 
-// Reconciler applies bindings of both kinds to their member clusters. Build it with
-// NewReconciler; SetupWithManager registers one controller per kind.
-type Reconciler struct {
-	client.Client
-	Recorder events.EventRecorder
+// Options tune the binding controllers. Clusters is required; the zero value of every other
+// field gives its default.
+type Options struct {
+	// Client reads and writes the management cluster; nil means the manager's client.
+	Client client.Client
 	// Clusters connects to member clusters.
 	Clusters *fleet.Cache
 	// Shard is the shard whose clusters this replica applies to.
@@ -74,6 +75,7 @@ type Reconciler struct {
 	// MaxResyncRate caps those applies per second, for each binding kind: a fleet with more
 	// bindings than ResyncInterval allows at this rate is resynced less often (20,000 bindings
 	// at 20 per second: every 1,000 s), so that reverting drift never crowds out a rollout.
+	// A negative rate sets no cap.
 	MaxResyncRate float64
 	// MaxBackoff caps the wait between failed attempts, which doubles from one second.
 	MaxBackoff time.Duration
@@ -81,17 +83,33 @@ type Reconciler struct {
 	MaxConcurrentReconciles int
 }
 
-// NewReconciler returns a Reconciler with the default intervals.
-func NewReconciler(c client.Client, recorder events.EventRecorder, clusters *fleet.Cache) *Reconciler {
+// Reconciler applies bindings of both kinds to their member clusters. Build it with
+// NewReconciler; SetupWithManager registers one controller per kind.
+type Reconciler struct {
+	client   client.Client
+	recorder events.EventRecorder
+	clusters *fleet.Cache
+	shard    shard.Key
+	// availability, resync, maxResyncRate, maxBackoff and concurrency are the Options' intervals
+	// and limits, defaults filled in.
+	availability  time.Duration
+	resync        time.Duration
+	maxResyncRate float64
+	maxBackoff    time.Duration
+	concurrency   int
+}
+
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
 	return &Reconciler{
-		Client:                  c,
-		Recorder:                recorder,
-		Clusters:                clusters,
-		AvailabilityInterval:    DefaultAvailabilityInterval,
-		ResyncInterval:          DefaultResyncInterval,
-		MaxResyncRate:           DefaultMaxResyncRate,
-		MaxBackoff:              DefaultMaxBackoff,
-		MaxConcurrentReconciles: DefaultMaxConcurrency,
+		client:        opts.Client,
+		clusters:      opts.Clusters,
+		shard:         opts.Shard,
+		availability:  cmp.Or(opts.AvailabilityInterval, DefaultAvailabilityInterval),
+		resync:        cmp.Or(opts.ResyncInterval, DefaultResyncInterval),
+		maxResyncRate: cmp.Or(opts.MaxResyncRate, DefaultMaxResyncRate),
+		maxBackoff:    cmp.Or(opts.MaxBackoff, DefaultMaxBackoff),
+		concurrency:   cmp.Or(opts.MaxConcurrentReconciles, DefaultMaxConcurrency),
 	}
 }
 
@@ -104,7 +122,7 @@ type kindReconciler struct {
 
 func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	b := r.family.NewBinding()
-	if err := r.Get(ctx, req.NamespacedName, b); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, b); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.memo.forget(req.NamespacedName)
 		}
@@ -118,7 +136,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		"cluster", spec.TargetCluster, "state", spec.State, "snapshot", spec.ResourceSnapshotName))
 	// The optimistic lock keeps a concurrent write of the conditions other controllers own
 	// (RolloutStarted) from being overwritten by this whole-list patch.
-	sw, err := patch.NewStatusWriter(r.Client, b, patch.WithOptimisticLock())
+	sw, err := patch.NewStatusWriter(r.client, b, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -134,7 +152,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	case apply:
 		if !controllerutil.ContainsFinalizer(b, placementv1beta1.BindingFinalizer) {
 			// Before anything is applied, so that whatever gets applied is withdrawn one day.
-			if err := patch.AddFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer); err != nil {
+			if err := patch.AddFinalizer(ctx, r.client, b, placementv1beta1.BindingFinalizer); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -152,11 +170,11 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 // the replicas of other shards leave the binding to that shard's.
 func (r *kindReconciler) owns(ctx context.Context, b placementv1beta1.BindingObj) (bool, error) {
 	mc := &clusterv1beta1.MemberCluster{}
-	err := r.Get(ctx, client.ObjectKey{Name: b.BindingSpec().TargetCluster}, mc)
+	err := r.client.Get(ctx, client.ObjectKey{Name: b.BindingSpec().TargetCluster}, mc)
 	if apierrors.IsNotFound(err) {
-		return r.Shard.Owns(nil), nil
+		return r.shard.Owns(nil), nil
 	}
-	return err == nil && r.Shard.Owns(mc), err
+	return err == nil && r.shard.Owns(mc), err
 }
 
 // applies reports whether the binding's snapshot is to be applied: it is Bound, or it is
@@ -178,10 +196,10 @@ func (r *kindReconciler) applies(ctx context.Context, b placementv1beta1.Binding
 // backoff is how long to wait after n failed attempts in a row.
 func (r *kindReconciler) backoff(n int) time.Duration {
 	d := time.Second
-	for i := 1; i < n && d < r.MaxBackoff; i++ {
+	for i := 1; i < n && d < r.maxBackoff; i++ {
 		d *= 2
 	}
-	return min(d, r.MaxBackoff)
+	return min(d, r.maxBackoff)
 }
 
 func memberRef(name string) fleet.ClusterRef {

@@ -45,11 +45,15 @@ func targetCluster(obj client.Object) []string {
 	return []string{obj.(placementv1beta1.BindingObj).BindingSpec().TargetCluster}
 }
 
-// SetupWithManager registers one controller per binding kind. Each reacts to changes of a
-// binding's spec, labels, deletion or of the conditions it writes (not to the rollout
-// controllers' RolloutStarted), and to a MemberCluster joining or leaving. Snapshots never
-// change, so they are not watched.
+// SetupWithManager completes the reconciler from mgr and registers one controller per binding
+// kind. Each reacts to changes of a binding's spec, labels, deletion or of the conditions it
+// writes (not to the rollout controllers' RolloutStarted), and to a MemberCluster joining or
+// leaving. Snapshots never change, so they are not watched.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.client == nil {
+		r.client = mgr.GetClient()
+	}
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/binding-controller")
 	for _, f := range placementv1beta1.Families() {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), f.NewBinding(), targetClusterField, targetCluster); err != nil {
 			return fmt.Errorf("indexing %ss by target cluster: %w", f.BindingKind(), err)
@@ -60,7 +64,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			For(f.NewBinding(), builder.WithPredicates(bindingChanged)).
 			Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(kr.bindingsOfCluster),
 				builder.WithPredicates(joinedOrKubeconfigChanged)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+			WithOptions(controller.Options{MaxConcurrentReconciles: max(r.concurrency, 1)}).
 			Complete(kr)
 		if err != nil {
 			return err
@@ -112,7 +116,7 @@ func joinedStatus(mc *clusterv1beta1.MemberCluster) string {
 // bindingsOfCluster wakes the bindings of this kind that target the MemberCluster.
 func (r *kindReconciler) bindingsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
 	list := r.family.NewBindingList()
-	if err := r.List(ctx, list, client.MatchingFields{targetClusterField: obj.GetName()}); err != nil {
+	if err := r.client.List(ctx, list, client.MatchingFields{targetClusterField: obj.GetName()}); err != nil {
 		log.FromContext(ctx).Error(err, "listing bindings of a MemberCluster", "kind", r.family.BindingKind())
 		return nil
 	}

@@ -58,7 +58,7 @@ func (r *kindReconciler) loadGroup(ctx context.Context, b placementv1beta1.Bindi
 		return nil, notApplied("the binding is Bound but names no resource snapshot in spec.resourceSnapshotName")
 	}
 	first := r.family.NewResourceSnapshot()
-	err := r.Get(ctx, r.family.Key(ns, spec.ResourceSnapshotName), first)
+	err := r.client.Get(ctx, r.family.Key(ns, spec.ResourceSnapshotName), first)
 	if apierrors.IsNotFound(err) {
 		return nil, notApplied("%s does not exist", r.family.Describe(r.family.ResourceSnapshotKind(), ns, spec.ResourceSnapshotName))
 	}
@@ -107,7 +107,7 @@ func (r *kindReconciler) subSnapshots(ctx context.Context, b placementv1beta1.Bi
 		return nil, notApplied("%s has no %s label: the other snapshots of its group cannot be found", what, placementv1beta1.ResourceIndexLabel)
 	}
 	list := r.family.NewResourceSnapshotList()
-	if err := r.List(ctx, list, client.InNamespace(ns),
+	if err := r.client.List(ctx, list, client.InNamespace(ns),
 		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placement, placementv1beta1.ResourceIndexLabel: index}); err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func TestTakeOver(t *testing.T) {
 // whenToApply IfNotDrifted: a field changed on the member cluster is not overwritten, and the
 // binding says why.
 func TestServerSideApplyAndDrift(t *testing.T) {
-	c := startController(t, func(r *Reconciler) { r.ResyncInterval = time.Second })
+	c := startController(t, func(o *Options) { o.ResyncInterval = time.Second })
 	m := member(t, "member2")
 	const p, ns = "ssa", "ssa-ns"
 	s0 := clusterSnapshot(t, c, p, 0, -1, 1, namespace(ns), configMap(ns, "settings", "one"))

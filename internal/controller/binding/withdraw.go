@@ -40,7 +40,7 @@ func (r *kindReconciler) reconcileDelete(ctx context.Context, b placementv1beta1
 	if done, res, err := r.withdraw(ctx, b); !done {
 		return res, err
 	}
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, b, placementv1beta1.BindingFinalizer)
 }
 
 // reconcileUnscheduled withdraws what an Unscheduled binding applied once its placement is gone
@@ -53,7 +53,7 @@ func (r *kindReconciler) reconcileUnscheduled(ctx context.Context, b placementv1
 	if done, res, err := r.withdraw(ctx, b); !done {
 		return res, err
 	}
-	if err := patch.RemoveFinalizer(ctx, r.Client, b, placementv1beta1.BindingFinalizer); err != nil {
+	if err := patch.RemoveFinalizer(ctx, r.client, b, placementv1beta1.BindingFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
 	st := b.BindingStatus()
@@ -79,7 +79,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	}
 	if abandoned {
 		log.Info("not withdrawing: the placement is deleted with deleteStrategy Abandon")
-		r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAbandoned, "Withdraw",
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAbandoned, "Withdraw",
 			"left the resources on MemberCluster %s: the placement's deleteStrategy is Abandon", spec.TargetCluster)
 		return true, ctrl.Result{}, nil
 	}
@@ -91,7 +91,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 		log.Info("not withdrawing: another binding of the placement manages the cluster", "binding", successor)
 		return true, ctrl.Result{}, nil
 	}
-	remote, err := r.Clusters.Get(ctx, memberRef(spec.TargetCluster))
+	remote, err := r.clusters.Get(ctx, memberRef(spec.TargetCluster))
 	if apierrors.IsNotFound(err) {
 		log.Info("not withdrawing: the MemberCluster is gone")
 		return true, ctrl.Result{}, nil
@@ -106,12 +106,12 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	if err != nil {
 		n := r.memo.failed(key)
 		msg := r.explain(ctx, spec.TargetCluster, err)
-		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
+		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
 		return false, ctrl.Result{RequeueAfter: r.backoff(n)}, nil
 	}
 	r.memo.forget(key)
 	log.Info("withdrawn", "deleted", len(deleted))
-	r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
+	r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
 	return true, ctrl.Result{}, nil
 }
 
@@ -148,7 +148,7 @@ func (r *kindReconciler) explain(ctx context.Context, cluster string, err error)
 // why it cannot be used: an unreachable cluster fails every request, and the probe says so
 // better than whichever request failed first.
 func (r *kindReconciler) unreachable(ctx context.Context, cluster string) (string, bool) {
-	_, err := r.Clusters.Probe(ctx, memberRef(cluster), probeTimeout, false)
+	_, err := r.clusters.Probe(ctx, memberRef(cluster), probeTimeout, false)
 	if ce, ok := fleet.AsClusterError(err); ok {
 		return ce.Message, true
 	}

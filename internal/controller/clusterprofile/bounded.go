@@ -29,7 +29,7 @@ import (
 // (docs/performance.md); every cluster has its ClusterSummary.
 const DefaultMaxListedClusters = 500
 
-func (r *Reconciler) maxListed() int { return cmp.Or(r.MaxListedClusters, DefaultMaxListedClusters) }
+func (r *Reconciler) maxListedClusters() int { return cmp.Or(r.maxListed, DefaultMaxListedClusters) }
 
 // listedCounts are the lengths of the status lists as the previous pass computed them, before
 // they were cut: the counts a pass that does not recompute a list keeps.

@@ -37,8 +37,7 @@ import (
 // one again, it lists it as before, without counts.
 func TestBoundedStatus(t *testing.T) {
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller"),
-			MaxListedClusters: 1}).SetupWithManager(mgr)
+		return NewReconciler(Options{MaxListedClusters: 1}).SetupWithManager(mgr)
 	})
 	c := testenv.Client(t)
 	p := profile("bounded", nil)

@@ -36,16 +36,36 @@ const (
 	reasonValid       = "SpecValid"
 )
 
-// invalidSpec records a spec that cannot be rolled out as written: Ready and Stalled say why,
-// with a Warning Event each time the message is new. The caller leaves every ClusterSummary as
-// it is, so nothing deployed is withdrawn until the spec is fixed.
-func (r *Reconciler) invalidSpec(profile *configv1beta1.ClusterProfile, msg string) {
+// summarise derives the conditions from what the pass learnt, and cuts the status lists to
+// their bound. Stalled says whether the spec can be rolled out, Ready how far its rollout has
+// got. A pass that ended before it could tell leaves both as they were.
+func (r *Reconciler) summarise(ps *pass) {
+	if ps.counts == nil {
+		return // the matching clusters are not known: the status is as it was read
+	}
+	profile, bound := ps.profile, r.maxListedClusters()
+	switch {
+	case ps.invalid != "":
+		setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, ReasonInvalidSpec, ps.invalid)
+		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, ps.invalid)
+	case ps.rolledOut:
+		note := listingNote(profile, *ps.counts, bound)
+		if ps.held && !ps.wave.Done() {
+			note += "; the rollout is held (" + configv1beta1.HoldRolloutAnnotation + "): no other cluster starts"
+		}
+		setReady(profile, ps.wave, ps.failed, len(ps.matching), note)
+		r.warned.Clear(profile.UID, ReasonInvalidSpec)
+	}
+	boundLists(&profile.Status, *ps.counts, bound)
+}
+
+// warnInvalid emits a Warning Event about a spec that cannot be rolled out, each time the
+// message is new.
+func (r *Reconciler) warnInvalid(profile *configv1beta1.ClusterProfile, msg string) {
 	c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition)
 	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(profile.UID, ReasonInvalidSpec, msg) {
-		r.Recorder.Eventf(profile, nil, corev1.EventTypeWarning, ReasonInvalidSpec, "Validate", "%s", msg)
+		r.recorder.Eventf(profile, nil, corev1.EventTypeWarning, ReasonInvalidSpec, "Validate", "%s", msg)
 	}
-	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, ReasonInvalidSpec, msg)
-	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
 }
 
 // setReady says how far the rollout of the current spec has got over the total matching

@@ -31,17 +31,33 @@ func owner(profile *configv1beta1.ClusterProfile) freeze.Owner {
 	return freeze.Owner{Object: profile, Kind: "ClusterProfile"}
 }
 
+// freezePhase freezes the content the profile reads. Summaries deploy frozen copies of it, so
+// that a content edit is a change of their spec, rolled out as maxUpdate allows.
+func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
+	frozen, err := r.freezeContent(ctx, ps.profile)
+	if err != nil {
+		return err
+	}
+	ps.frozen, ps.content = frozen, freeze.Encode(frozen)
+	return nil
+}
+
+// collectPhase deletes the copies of the content that nothing uses any more.
+func (r *Reconciler) collectPhase(ctx context.Context, ps *pass) error {
+	return r.collectCopies(ctx, ps.profile, ps.frozen, ps.existing)
+}
+
 // freezeContent copies the ConfigMaps and Secrets the profile refers to (package freeze) and
 // returns the copies' names: the summaries get them in spec.frozenContent, and read through
 // them. A content edit is then a change of the summaries' spec, rolled out as maxUpdate allows.
 // References to copies made already (a promotion's stage profile refers to those) stay as
 // they are.
 func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.ClusterProfile) (map[freeze.Ref]string, error) {
-	contents, err := freeze.Read(ctx, r, freeze.SpecRefs(&profile.Spec))
+	contents, err := freeze.Read(ctx, r.client, freeze.SpecRefs(&profile.Spec))
 	if err != nil {
 		return nil, err
 	}
-	return freeze.Ensure(ctx, r.Client, r.Scheme(), owner(profile), contents)
+	return freeze.Ensure(ctx, r.client, r.client.Scheme(), owner(profile), contents)
 }
 
 // collectCopies deletes the copies that neither the current content nor any summary uses.
@@ -52,7 +68,7 @@ func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.C
 			keep[freeze.Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
 		}
 	}
-	return freeze.Collect(ctx, r.Client, owner(profile), keep)
+	return freeze.Collect(ctx, r.client, owner(profile), keep)
 }
 
 // profilesReading finds the profiles that read a ConfigMap or Secret, so that an edit to it is
@@ -64,7 +80,7 @@ func (r *Reconciler) profilesReading(kind string) func(context.Context, client.O
 			return nil
 		}
 		var list configv1beta1.ClusterProfileList
-		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

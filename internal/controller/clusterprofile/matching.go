@@ -51,6 +51,25 @@ func compareKeys(a, b clusterKey) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
+// matchPhase finds the clusters the profile targets and lists them in the status. The lists are
+// computed whole and cut once the pass is over (summarise); a list the pass leaves as it was
+// keeps its count.
+func (r *Reconciler) matchPhase(ctx context.Context, ps *pass) error {
+	matching, unavailable, err := matchingClusters(ctx, r.client, r.informers, ps.profile)
+	if err != nil {
+		return err
+	}
+	ps.matching, ps.unavailable = matching, unavailable
+	counts := listedCounts(&ps.profile.Status)
+	counts.Matching = int32(len(matching))
+	ps.counts = &counts
+	ps.profile.Status.MatchingClusterRefs = nil
+	for _, k := range matching {
+		ps.profile.Status.MatchingClusterRefs = append(ps.profile.Status.MatchingClusterRefs, k.ref())
+	}
+	return nil
+}
+
 // matchingClusters returns the clusters the profile targets, sorted by namespace/name: those its
 // selector and clusterRefs name, plus those of every profile that depends on it (directly or
 // not), because a dependency must be deployed wherever its dependents are.

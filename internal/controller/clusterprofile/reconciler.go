@@ -16,62 +16,106 @@ limitations under the License.
 
 // Package clusterprofile reconciles ClusterProfiles: it finds the clusters a profile targets and
 // keeps one ClusterSummary per cluster, which the clustersummary controller deploys.
+//
+// A pass finds the matching clusters and their summaries, checks that the spec can be rolled
+// out, freezes the content the profile reads, plans the wave maxUpdate allows, writes the
+// summaries of the clusters in it, and deletes those of clusters that no longer match. The
+// phases record what they learn on the pass; summarise turns it into the conditions.
 package clusterprofile
 
 import (
 	"context"
 	"errors"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// Reconciler reconciles ClusterProfiles.
-type Reconciler struct {
-	client.Client
-	Recorder events.EventRecorder
+// Options tune the ClusterProfile controller. The zero value gives the defaults.
+type Options struct {
+	// Client reads and writes the management cluster; nil means the manager's client.
+	Client client.Client
 	// MaxListedClusters is how many clusters each list of a profile's status names; zero means
 	// DefaultMaxListedClusters.
 	MaxListedClusters int
+}
 
-	// informers hold the fleet's clusters and summaries, read in place; set up with the manager.
+// Reconciler reconciles ClusterProfiles.
+type Reconciler struct {
+	client   client.Client
+	recorder events.EventRecorder
+	// informers hold the fleet's clusters and summaries, read in place.
 	informers cache.Informers
+	maxListed int
 	warned    patch.Warnings
+}
+
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	return &Reconciler{client: opts.Client, maxListed: opts.MaxListedClusters}
 }
 
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
 const retryAfter = 5 * time.Second
 
+// errHalt ends a pass early without an error: the status says why, and only a change of the
+// profile can help.
+var errHalt = errors.New("halted")
+
+// pass is what one reconcile of one profile learns, phase by phase.
+type pass struct {
+	profile *configv1beta1.ClusterProfile
+	// paused: the profile carries the paused annotation, and nothing is done.
+	paused bool
+
+	// matching are the clusters the profile targets, sorted; unavailable says why each paused
+	// or unreachable cluster of the fleet cannot make progress now.
+	matching    []clusterKey
+	unavailable map[clusterKey]string
+	// counts are the lengths of the status lists as computed whole, before they are cut; nil
+	// until the matching clusters are known.
+	counts *configv1beta1.ProfileClusterCounts
+
+	// existing are the profile's summaries, also by cluster.
+	existing  []*configv1beta1.ClusterSummary
+	byCluster map[clusterKey]*configv1beta1.ClusterSummary
+
+	// invalid says why the spec cannot be rolled out as written; limit is maxUpdate resolved.
+	invalid string
+	limit   int
+
+	// frozen names the copies of the content the profile reads, and content encodes them.
+	frozen  map[freeze.Ref]string
+	content map[string]string
+
+	// wave is where each matching cluster stands; held: the rollout is held, and no other
+	// cluster starts.
+	wave rollout.Wave
+	held bool
+	// rolledOut: the summaries of the wave were written, and failed is complete.
+	rolledOut bool
+	failed    []configv1beta1.FailedCluster
+	// retry: a summary is being deleted or could not be written; the pass runs again soon.
+	retry bool
+}
+
 // Reconcile keeps one ClusterSummary per matching cluster for a profile, rolling a change out to
 // them as the profile's strategy allows, and writes the profile's status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	profile := &configv1beta1.ClusterProfile{}
-	if err := r.Get(ctx, req.NamespacedName, profile); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, profile); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	sw, err := patch.NewStatusWriter(r.Client, profile, patch.WithOptimisticLock())
+	sw, err := patch.NewStatusWriter(r.client, profile, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -80,136 +124,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if !profile.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, profile)
 	}
-	if err := patch.AddFinalizer(ctx, r.Client, profile, configv1beta1.ClusterProfileFinalizer); err != nil {
+	if err := patch.AddFinalizer(ctx, r.client, profile, configv1beta1.ClusterProfileFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, paused := profile.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
-		profile.Status.ReconciliationSuspended = true
-		profile.Status.SuspensionReason = ptrTo("the profile carries the " + configv1beta1.ProfilePausedAnnotation + " annotation")
-		sw.NotObserved()
+
+	ps := &pass{profile: profile}
+	err = r.runPhases(ctx, ps)
+	// The conditions say what the pass learnt, however far it got.
+	r.summarise(ps)
+	switch {
+	case errors.Is(err, errHalt):
+		if ps.paused {
+			sw.NotObserved()
+		}
 		return ctrl.Result{}, nil
-	}
-	profile.Status.ReconciliationSuspended, profile.Status.SuspensionReason = false, nil
-	return r.reconcileNormal(ctx, profile)
-}
-
-// reconcileNormal rolls the profile out: it writes the current spec into the ClusterSummaries of
-// as many matching clusters as maxUpdate allows, in namespace/name order, and deletes the
-// summaries of clusters that no longer match.
-func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
-	matching, unavailable, err := matchingClusters(ctx, r.Client, r.informers, profile)
-	if err != nil {
+	case err != nil:
 		return ctrl.Result{}, err
-	}
-	// The lists are computed whole, and cut once the pass is over; a list the pass leaves as it
-	// was keeps its count.
-	counts := listedCounts(&profile.Status)
-	defer func() { boundLists(&profile.Status, counts, r.maxListed()) }()
-	counts.Matching = int32(len(matching))
-	profile.Status.MatchingClusterRefs = nil
-	for _, k := range matching {
-		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.ref())
-	}
-	existing, err := r.summaries(ctx, profile.Name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	byCluster := map[clusterKey]*configv1beta1.ClusterSummary{}
-	for _, cs := range existing {
-		byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
-	}
-
-	if msg := refused(&profile.Spec); msg != "" {
-		r.invalidSpec(profile, msg)
-		return ctrl.Result{}, nil
-	}
-	limit, err := rollout.MaxUpdate(profile.Spec.MaxUpdate, len(matching))
-	if err != nil {
-		r.invalidSpec(profile, "spec.maxUpdate: "+err.Error())
-		return ctrl.Result{}, nil
-	}
-	// Summaries deploy frozen copies of the content, so that a content edit is a change of
-	// their spec, rolled out as maxUpdate allows.
-	frozen, err := r.freezeContent(ctx, profile)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	content := freeze.Encode(frozen)
-	wave := rollout.PlanWave(rolloutTargets(profile, content, matching, unavailable, byCluster), limit)
-	_, held := profile.Annotations[configv1beta1.HoldRolloutAnnotation]
-	if held {
-		// Clusters that have the current spec finish with it; no other cluster starts.
-		wave.Waiting, wave.Start = append(wave.Start, wave.Waiting...), nil
-	}
-	recordWave(&profile.Status, versionHash(profile, content), wave)
-	counts.Updating, counts.Updated = int32(len(profile.Status.UpdatingClusters.Clusters)), int32(len(profile.Status.UpdatedClusters.Clusters))
-	write := map[string]bool{}
-	for _, names := range [][]string{wave.Start, wave.Updating, wave.Updated} {
-		for _, n := range names {
-			write[n] = true
-		}
-	}
-
-	var failed []configv1beta1.FailedCluster
-	pending, retry := false, false
-	for _, cluster := range matching {
-		name := cluster.Namespace + "/" + cluster.Name
-		// Without maxUpdate, paused and unreachable clusters get the new spec too: they deploy it
-		// when they can. With maxUpdate they wait, so that they never take a slot.
-		if !write[name] && (held || limit > 0 || unavailable[cluster] == "") {
-			continue
-		}
-		res, err := r.ensureSummary(ctx, profile, content, cluster, byCluster[cluster])
-		switch {
-		case err != nil:
-			failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, err))
-			retry = true
-		case res == summaryCreated:
-			r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryCreated", "Create", "deploying to cluster %s", name)
-		case res == summaryDeleting:
-			pending = true
-		}
-		// A cluster that keeps failing holds its update slot; the status says why.
-		if cs := byCluster[cluster]; cs != nil && err == nil {
-			if msg := clustersummary.Failure(cs); msg != "" {
-				failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
-			}
-		}
-	}
-	// Paused and unreachable clusters take no slot, but keep the one they hold; say which.
-	for _, skipped := range wave.Skipped {
-		name, reason, _ := strings.Cut(skipped, ": ")
-		ns, cl, _ := strings.Cut(name, "/")
-		failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
-			errors.New("not updated yet: the cluster is "+reason)))
-	}
-	for _, held := range wave.Held {
-		name, reason, _ := strings.Cut(held, ": ")
-		ns, cl, _ := strings.Cut(name, "/")
-		if !slices.ContainsFunc(failed, func(f configv1beta1.FailedCluster) bool {
-			return f.ClusterRef.Namespace == ns && f.ClusterRef.Name == cl
-		}) {
-			failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
-				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
-		}
-	}
-	profile.Status.FailedClusters = failed
-	counts.Failed = int32(len(failed))
-	note := listingNote(profile, counts, r.maxListed())
-	if held && !wave.Done() {
-		note += "; the rollout is held (" + configv1beta1.HoldRolloutAnnotation + "): no other cluster starts"
-	}
-	setReady(profile, wave, failed, len(matching), note)
-	r.warned.Clear(profile.UID, ReasonInvalidSpec)
-
-	stale, err := r.deleteStaleSummaries(ctx, profile, matching)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.collectCopies(ctx, profile, frozen, existing); err != nil {
-		return ctrl.Result{}, err
-	}
-	if pending || stale || retry {
+	case ps.retry:
 		// Summaries being deleted and failed writes are retried on a timer; a summary's own
 		// progress wakes the profile through the watch on summaries.
 		return ctrl.Result{RequeueAfter: retryAfter}, nil
@@ -217,34 +148,30 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	return ctrl.Result{}, nil
 }
 
-// deleteStaleSummaries deletes the summaries of clusters that no longer match; their finalizer
-// withdraws or leaves the content as stopMatchingBehavior says. It reports whether any remain.
-func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1beta1.ClusterProfile, matching []clusterKey) (bool, error) {
-	keep := map[clusterKey]bool{}
-	for _, k := range matching {
-		keep[k] = true
-	}
-	summaries, err := r.summaries(ctx, profile.Name)
-	if err != nil {
-		return false, err
-	}
-	remaining := false
-	for _, cs := range summaries {
-		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
-			continue
+// runPhases runs the phases of a pass in order, until one fails or halts.
+func (r *Reconciler) runPhases(ctx context.Context, ps *pass) error {
+	for _, phase := range []func(context.Context, *pass) error{
+		r.pausePhase, r.matchPhase, r.summariesPhase, r.validatePhase, r.freezePhase,
+		r.planPhase, r.writePhase, r.waitingPhase, r.stalePhase, r.collectPhase,
+	} {
+		if err := phase(ctx, ps); err != nil {
+			return err
 		}
-		remaining = true
-		if !cs.DeletionTimestamp.IsZero() {
-			continue
-		}
-		gone := &configv1beta1.ClusterSummary{ObjectMeta: metav1.ObjectMeta{Namespace: cs.Namespace, Name: cs.Name}}
-		if err := r.Delete(ctx, gone); client.IgnoreNotFound(err) != nil {
-			return false, err
-		}
-		r.Recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryDeleted", "Delete",
-			"cluster %s/%s no longer matches", cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
 	}
-	return remaining, nil
+	return nil
+}
+
+// pausePhase halts the pass of a paused profile: it is suspended, and nothing moves.
+func (r *Reconciler) pausePhase(_ context.Context, ps *pass) error {
+	st := &ps.profile.Status
+	if _, paused := ps.profile.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
+		st.ReconciliationSuspended = true
+		st.SuspensionReason = ptrTo("the profile carries the " + configv1beta1.ProfilePausedAnnotation + " annotation")
+		ps.paused = true
+		return errHalt
+	}
+	st.ReconciliationSuspended, st.SuspensionReason = false, nil
+	return nil
 }
 
 // reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
@@ -254,7 +181,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err
 	}
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, profile, configv1beta1.ClusterProfileFinalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, profile, configv1beta1.ClusterProfileFinalizer)
 }
 
 // failedCluster records a failure, keeping the time of an identical earlier one so that a
@@ -273,76 +200,3 @@ func failedCluster(previous []configv1beta1.FailedCluster, k clusterKey, err err
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// SetupWithManager registers the reconciler: it runs on profile changes, on changes to the
-// profile's summaries, and on any cluster change, since a label edit can change what matches.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.informers = mgr.GetCache()
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(
-			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &configv1beta1.ClusterProfile{}, handler.OnlyControllerOwner()), enqueue.FleetPace)).
-		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles),
-			builder.WithPredicates(predicate.Funcs{UpdateFunc: matchingMayChange})).
-		// A profile's dependencies are deployed wherever it is: tell them when it changes.
-		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("ConfigMap"))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
-		Named("clusterprofile").
-		Complete(r)
-}
-
-// matchingMayChange: what a profile reads of a cluster is its labels (selectors), whether it is
-// available (status) and whether it is being deleted; a fleet's clusters write their status
-// often, and each write must not wake every profile.
-func matchingMayChange(e event.UpdateEvent) bool {
-	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
-	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
-	return !ok1 || !ok2 || !maps.Equal(before.Labels, after.Labels) || before.Unavailable() != after.Unavailable() ||
-		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
-}
-
-func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {
-	var profiles configv1beta1.ClusterProfileList
-	// Called for every cluster's event (20,000 of them as the cache starts): the profiles, whose
-	// status lists clusters, are read from the cache, not copied.
-	if err := r.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(profiles.Items))
-	for _, p := range profiles.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
-	}
-	return reqs
-}
-
-func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
-	var profiles configv1beta1.ClusterProfileList
-	if err := r.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
-		return nil
-	}
-	byName := map[string]*configv1beta1.ClusterProfile{}
-	for i := range profiles.Items {
-		byName[profiles.Items[i].Name] = &profiles.Items[i]
-	}
-	var reqs []reconcile.Request
-	seen := map[string]bool{obj.GetName(): true}
-	for queue := []string{obj.GetName()}; len(queue) > 0; queue = queue[1:] {
-		p := byName[queue[0]]
-		if p == nil {
-			continue
-		}
-		for _, d := range p.Spec.DependsOn {
-			if !seen[d] {
-				seen[d] = true
-				queue = append(queue, d)
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: d}})
-			}
-		}
-	}
-	return reqs
-}

@@ -51,7 +51,7 @@ const timeout = 30 * time.Second
 
 func startController(t *testing.T) client.Client {
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		return (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
+		return NewReconciler(Options{}).SetupWithManager(mgr)
 	})
 	return testenv.Client(t)
 }

@@ -17,9 +17,12 @@ limitations under the License.
 package clusterprofile
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +32,48 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
+
+// planPhase plans the wave, the clusters the rollout of the current spec updates now as
+// maxUpdate allows, and records it in the status.
+func (r *Reconciler) planPhase(_ context.Context, ps *pass) error {
+	profile := ps.profile
+	ps.wave = rollout.PlanWave(rolloutTargets(profile, ps.content, ps.matching, ps.unavailable, ps.byCluster), ps.limit)
+	_, ps.held = profile.Annotations[configv1beta1.HoldRolloutAnnotation]
+	if ps.held {
+		// Clusters that have the current spec finish with it; no other cluster starts.
+		ps.wave.Waiting, ps.wave.Start = append(ps.wave.Start, ps.wave.Waiting...), nil
+	}
+	recordWave(&profile.Status, versionHash(profile, ps.content), ps.wave)
+	ps.counts.Updating = int32(len(profile.Status.UpdatingClusters.Clusters))
+	ps.counts.Updated = int32(len(profile.Status.UpdatedClusters.Clusters))
+	return nil
+}
+
+// waitingPhase adds the clusters that wait for being paused or unreachable to the failed
+// clusters, and lists those in the status. They take no update slot, but keep the one they hold.
+func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
+	previous := ps.profile.Status.FailedClusters
+	for _, skipped := range ps.wave.Skipped {
+		name, reason, _ := strings.Cut(skipped, ": ")
+		ns, cl, _ := strings.Cut(name, "/")
+		ps.failed = append(ps.failed, failedCluster(previous, clusterKey{ns, cl},
+			errors.New("not updated yet: the cluster is "+reason)))
+	}
+	for _, held := range ps.wave.Held {
+		name, reason, _ := strings.Cut(held, ": ")
+		ns, cl, _ := strings.Cut(name, "/")
+		if !slices.ContainsFunc(ps.failed, func(f configv1beta1.FailedCluster) bool {
+			return f.ClusterRef.Namespace == ns && f.ClusterRef.Name == cl
+		}) {
+			ps.failed = append(ps.failed, failedCluster(previous, clusterKey{ns, cl},
+				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
+		}
+	}
+	ps.profile.Status.FailedClusters = ps.failed
+	ps.counts.Failed = int32(len(ps.failed))
+	ps.rolledOut = true
+	return nil
+}
 
 // versionHash identifies what a profile rolls out, its spec and the content it reads;
 // updatingClusters and updatedClusters refer to it.

@@ -18,15 +18,19 @@ package clusterprofile
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
@@ -108,13 +112,13 @@ const (
 func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey, have *configv1beta1.ClusterSummary) (syncResult, error) {
 	if have == nil {
 		want := desiredSummary(profile, content, cluster)
-		if err := controllerutil.SetControllerReference(profile, want, r.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(profile, want, r.client.Scheme()); err != nil {
 			return 0, err
 		}
 		// The finalizer is there from the start so the content is withdrawn even if the summary is
 		// deleted before its controller first sees it.
 		want.Finalizers = []string{configv1beta1.ClusterSummaryFinalizer}
-		if err := r.Create(ctx, want); err != nil {
+		if err := r.client.Create(ctx, want); err != nil {
 			return 0, fmt.Errorf("creating ClusterSummary %s/%s: %w", want.Namespace, want.Name, err)
 		}
 		return summaryCreated, nil
@@ -139,7 +143,7 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 		updated.Spec = want.Spec
 	}
 	updated.Labels, updated.Annotations = want.Labels, want.Annotations
-	if err := r.Update(ctx, updated); err != nil {
+	if err := r.client.Update(ctx, updated); err != nil {
 		return 0, fmt.Errorf("updating ClusterSummary %s/%s: %w", have.Namespace, have.Name, err)
 	}
 	return summaryUpdated, nil
@@ -148,6 +152,102 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 // summaries lists the ClusterSummaries of a profile.
 // A profile may have tens of thousands: they are read in place, never changed.
 func (r *Reconciler) summaries(ctx context.Context, profile string) ([]*configv1beta1.ClusterSummary, error) {
-	return inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+	return inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.client, &configv1beta1.ClusterSummaryList{},
 		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile}))
+}
+
+// summariesPhase finds the profile's summaries.
+func (r *Reconciler) summariesPhase(ctx context.Context, ps *pass) error {
+	existing, err := r.summaries(ctx, ps.profile.Name)
+	if err != nil {
+		return err
+	}
+	ps.existing = existing
+	ps.byCluster = make(map[clusterKey]*configv1beta1.ClusterSummary, len(existing))
+	for _, cs := range existing {
+		ps.byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
+	}
+	return nil
+}
+
+// writePhase writes the current spec into the summaries of the clusters the wave lets update, in
+// namespace/name order, and records the clusters whose summary could not be written or keeps
+// failing.
+func (r *Reconciler) writePhase(ctx context.Context, ps *pass) error {
+	write := map[string]bool{}
+	for _, names := range [][]string{ps.wave.Start, ps.wave.Updating, ps.wave.Updated} {
+		for _, n := range names {
+			write[n] = true
+		}
+	}
+	for _, cluster := range ps.matching {
+		// Without maxUpdate, paused and unreachable clusters get the new spec too: they deploy it
+		// when they can. With maxUpdate they wait, so that they never take a slot.
+		if !write[cluster.Namespace+"/"+cluster.Name] && (ps.held || ps.limit > 0 || ps.unavailable[cluster] == "") {
+			continue
+		}
+		r.writeSummary(ctx, ps, cluster)
+	}
+	return nil
+}
+
+// writeSummary brings one cluster's summary in line with the profile and records how it went.
+func (r *Reconciler) writeSummary(ctx context.Context, ps *pass, cluster clusterKey) {
+	previous := ps.profile.Status.FailedClusters
+	res, err := r.ensureSummary(ctx, ps.profile, ps.content, cluster, ps.byCluster[cluster])
+	switch {
+	case err != nil:
+		ps.failed = append(ps.failed, failedCluster(previous, cluster, err))
+		ps.retry = true
+	case res == summaryCreated:
+		r.recorder.Eventf(ps.profile, nil, corev1.EventTypeNormal, "ClusterSummaryCreated", "Create",
+			"deploying to cluster %s", cluster.Namespace+"/"+cluster.Name)
+	case res == summaryDeleting:
+		ps.retry = true
+	}
+	// A cluster that keeps failing holds its update slot; the status says why.
+	if cs := ps.byCluster[cluster]; cs != nil && err == nil {
+		if msg := clustersummary.Failure(cs); msg != "" {
+			ps.failed = append(ps.failed, failedCluster(previous, cluster, errors.New(msg)))
+		}
+	}
+}
+
+// stalePhase deletes the summaries of clusters that no longer match.
+func (r *Reconciler) stalePhase(ctx context.Context, ps *pass) error {
+	remaining, err := r.deleteStaleSummaries(ctx, ps.profile, ps.matching)
+	if remaining {
+		ps.retry = true
+	}
+	return err
+}
+
+// deleteStaleSummaries deletes the summaries of clusters that no longer match; their finalizer
+// withdraws or leaves the content as stopMatchingBehavior says. It reports whether any remain.
+func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1beta1.ClusterProfile, matching []clusterKey) (bool, error) {
+	keep := map[clusterKey]bool{}
+	for _, k := range matching {
+		keep[k] = true
+	}
+	summaries, err := r.summaries(ctx, profile.Name)
+	if err != nil {
+		return false, err
+	}
+	remaining := false
+	for _, cs := range summaries {
+		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
+			continue
+		}
+		remaining = true
+		if !cs.DeletionTimestamp.IsZero() {
+			continue
+		}
+		gone := &configv1beta1.ClusterSummary{ObjectMeta: metav1.ObjectMeta{Namespace: cs.Namespace, Name: cs.Name}}
+		if err := r.client.Delete(ctx, gone); client.IgnoreNotFound(err) != nil {
+			return false, err
+		}
+		r.recorder.Eventf(profile, nil, corev1.EventTypeNormal, "ClusterSummaryDeleted", "Delete",
+			"cluster %s/%s no longer matches", cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
+	}
+	return remaining, nil
 }

@@ -17,10 +17,30 @@ limitations under the License.
 package clusterprofile
 
 import (
+	"context"
 	"strings"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
+
+// validatePhase halts the pass of a spec that cannot be rolled out as written, and resolves
+// maxUpdate for one that can. A halted pass leaves every ClusterSummary as it is, so nothing
+// deployed is withdrawn until the spec is fixed.
+func (r *Reconciler) validatePhase(_ context.Context, ps *pass) error {
+	msg := refused(&ps.profile.Spec)
+	if msg == "" {
+		limit, err := rollout.MaxUpdate(ps.profile.Spec.MaxUpdate, len(ps.matching))
+		if err == nil {
+			ps.limit = limit
+			return nil
+		}
+		msg = "spec.maxUpdate: " + err.Error()
+	}
+	ps.invalid = msg
+	r.warnInvalid(ps.profile, msg)
+	return errHalt
+}
 
 // refused lists the spec fields Stagecoach does not implement and will not ignore: a profile
 // with any of them is not rolled out (and nothing it deployed is touched) until they are taken

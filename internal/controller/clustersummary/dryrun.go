@@ -82,12 +82,12 @@ func (d *deployment) reportHelmDryRun(ctx context.Context, f *configv1beta1.Feat
 // feature summary at it.
 func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, key, summary, report string) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: DryRunReportName(d.cs.Name), Namespace: d.cs.Namespace}}
-	_, err := controllerutil.CreateOrUpdate(ctx, d.r.Client, cm, func() error {
+	_, err := controllerutil.CreateOrUpdate(ctx, d.r.client, cm, func() error {
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
 		cm.Data[key] = truncateReport(report)
-		return controllerutil.SetControllerReference(d.cs, cm, d.r.Scheme())
+		return controllerutil.SetControllerReference(d.cs, cm, d.r.client.Scheme())
 	})
 	if err != nil && !apierrors.IsConflict(err) {
 		d.fail(f, hash, fmt.Errorf("writing the dry-run report: %w", err))

@@ -62,11 +62,11 @@ func checkCluster(ctx context.Context, c client.Reader, cs *configv1beta1.Cluste
 // replicas of other shards leave the summary, its deployment and its status to that shard's.
 func (r *Reconciler) owns(ctx context.Context, cs *configv1beta1.ClusterSummary) (bool, error) {
 	cl := &libv1beta1.SveltosCluster{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}, cl)
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}, cl)
 	if apierrors.IsNotFound(err) {
-		return r.Shard.Owns(nil), nil
+		return r.shard.Owns(nil), nil
 	}
-	return err == nil && r.Shard.Owns(cl), err
+	return err == nil && r.shard.Owns(cl), err
 }
 
 // checkDependencies reports whether every profile in dependsOn is provisioned on this cluster,

@@ -107,7 +107,7 @@ func (d *deployment) chartInputs(ctx context.Context) ([]chartInput, error) {
 		}
 		in := chartInput{chart: hc, values: values}
 		for _, vf := range hc.ValuesFrom {
-			src, err := readSource(ctx, d.r, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, d.cs.Spec.ClusterNamespace, freeze.Decode(d.cs.Spec.FrozenContent))
+			src, err := readSource(ctx, d.r.client, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, d.cs.Spec.ClusterNamespace, freeze.Decode(d.cs.Spec.FrozenContent))
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +137,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.Helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values, d.extraMetadata())
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values, d.extraMetadata())
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -167,7 +167,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 		summaries = append(summaries, summary)
 		gvks = append(gvks, rel.GVKs...)
 		if rel.Action != helm.ActionUnchanged {
-			d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "Helm"+string(rel.Action), "Deploy", "%s %s/%s %s-%s on %s",
+			d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "Helm"+string(rel.Action), "Deploy", "%s %s/%s %s-%s on %s",
 				rel.Action, rel.Namespace, rel.Name, rel.Chart, rel.ChartVersion, d.remote.Ref)
 		}
 	}
@@ -184,7 +184,7 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []chartInput)
 	var errs []error
 	for _, rs := range d.previous {
 		if rs.Status == configv1beta1.HelmChartStatusManaging && !listed(rs) {
-			errs = append(errs, d.r.Helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
+			errs = append(errs, d.r.helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
 		}
 	}
 	return errors.Join(errs...)
@@ -194,7 +194,7 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []chartInput)
 func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []chartInput) {
 	var plans []helm.Plan
 	for _, in := range inputs {
-		plan, err := d.r.Helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.chart, in.values, d.extraMetadata())
+		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.chart, in.values, d.extraMetadata())
 		if err != nil {
 			d.fail(f, hash, err)
 			return

@@ -42,15 +42,15 @@ type tenants struct {
 // that ServiceAccount may; or, if the controller was started with --local-deployment-as-controller,
 // as the controller itself.
 func (d *deployment) local() (*fleet.Remote, error) {
-	if d.r.Management == nil {
+	if d.r.management == nil {
 		return nil, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster"))
 	}
 	name, ns := d.cs.Labels[ServiceAccountNameLabel], d.cs.Labels[ServiceAccountNamespaceLabel]
 	switch {
 	case name != "" && ns != "":
 		return d.r.tenant("system:serviceaccount:" + ns + ":" + name)
-	case d.r.LocalAsController:
-		return d.r.Management, nil
+	case d.r.localAsController:
+		return d.r.management, nil
 	}
 	return nil, permanent(fmt.Errorf("deploymentType Local deploys to the management cluster as the ServiceAccount named by the profile's labels %s and %s, "+
 		"and the profile has neither; label it with a ServiceAccount allowed to create what it deploys (or run the controller with --local-deployment-as-controller)",
@@ -63,7 +63,7 @@ func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
 	if t, ok := r.tenants.byUser[user]; ok {
 		return t, nil
 	}
-	t, err := r.Management.Impersonating(user)
+	t, err := r.management.Impersonating(user)
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ type Preview struct {
 func DryRun(ctx context.Context, c client.Client, charts *helm.Deployer, remote *fleet.Remote, cs *configv1beta1.ClusterSummary) (Preview, error) {
 	cs = cs.DeepCopy()
 	cs.Spec.ClusterProfileSpec.SyncMode = configv1beta1.SyncModeDryRun
-	d := &deployment{r: &Reconciler{Client: c, Helm: charts}, cs: cs, remote: remote}
+	d := &deployment{r: &Reconciler{client: c, helm: charts}, cs: cs, remote: remote}
 	var out Preview
 	if err := unsupported(d.spec()); err != nil {
 		return out, err

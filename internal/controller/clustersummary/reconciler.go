@@ -20,6 +20,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -38,10 +39,10 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
-// Reconciler reconciles ClusterSummaries.
-type Reconciler struct {
-	client.Client
-	Recorder events.EventRecorder
+// Options tune the ClusterSummary controller. Clusters and Helm are required.
+type Options struct {
+	// Client reads and writes the management cluster; nil means the manager's client.
+	Client client.Client
 	// Clusters connects to managed clusters.
 	Clusters *fleet.Cache
 	// Shard is the shard whose clusters this replica deploys to.
@@ -54,8 +55,6 @@ type Reconciler struct {
 	// LocalAsController lets deploymentType Local content of a profile that names no
 	// ServiceAccount be deployed with the controller's own identity.
 	LocalAsController bool
-	tenants           tenants
-	clusters          clusterLocks
 	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
 	// was deployed.
 	DriftInterval time.Duration
@@ -71,6 +70,40 @@ type Reconciler struct {
 	MaxConcurrentReconciles int
 }
 
+// Reconciler reconciles ClusterSummaries.
+type Reconciler struct {
+	client            client.Client
+	recorder          events.EventRecorder
+	fleet             *fleet.Cache
+	shard             shard.Key
+	helm              *helm.Deployer
+	management        *fleet.Remote
+	localAsController bool
+	tenants           tenants
+	clusters          clusterLocks
+	// driftInterval, healthInterval, notReadyInterval and concurrency are the Options'.
+	driftInterval    time.Duration
+	healthInterval   time.Duration
+	notReadyInterval time.Duration
+	concurrency      int
+}
+
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	return &Reconciler{
+		client:            opts.Client,
+		fleet:             opts.Clusters,
+		shard:             opts.Shard,
+		helm:              opts.Helm,
+		management:        opts.Management,
+		localAsController: opts.LocalAsController,
+		driftInterval:     opts.DriftInterval,
+		healthInterval:    opts.HealthInterval,
+		notReadyInterval:  opts.NotReadyInterval,
+		concurrency:       cmp.Or(opts.MaxConcurrentReconciles, DefaultMaxConcurrency),
+	}
+}
+
 // DefaultMaxConcurrency is how many summaries are reconciled at once by default.
 const DefaultMaxConcurrency = 32
 
@@ -78,7 +111,7 @@ const DefaultMaxConcurrency = 32
 // deleted, and writes the outcome of each feature to its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	cs := &configv1beta1.ClusterSummary{}
-	if err := r.Get(ctx, req.NamespacedName, cs); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, cs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if owned, err := r.owns(ctx, cs); err != nil || !owned {
@@ -89,7 +122,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, err
 	}
 	defer unlock()
-	sw, err := patch.NewStatusWriter(r.Client, cs, patch.WithOptimisticLock())
+	sw, err := patch.NewStatusWriter(r.client, cs, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -98,7 +131,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if !cs.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, cs)
 	}
-	if err := patch.AddFinalizer(ctx, r.Client, cs, configv1beta1.ClusterSummaryFinalizer); err != nil {
+	if err := patch.AddFinalizer(ctx, r.client, cs, configv1beta1.ClusterSummaryFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
 	// Until the features are deployed, observedGeneration keeps saying which spec the status
@@ -117,7 +150,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 		suspend(&cs.Status, "the profile is paused")
 		return ctrl.Result{}, false, nil
 	}
-	gate, err := checkCluster(ctx, r, cs)
+	gate, err := checkCluster(ctx, r.client, cs)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
@@ -128,9 +161,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 	cs.Status.ReconciliationSuspended, cs.Status.SuspensionReason = false, nil
 	if !gate.ok {
 		cs.Status.FailureMessage = &gate.reason
-		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, false, nil
+		return ctrl.Result{RequeueAfter: r.notReadyInterval}, false, nil
 	}
-	ok, deps, err := checkDependencies(ctx, r, cs)
+	ok, deps, err := checkDependencies(ctx, r.client, cs)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
@@ -139,11 +172,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 		cs.Status.FailureMessage = nil
 		return ctrl.Result{}, false, nil // a dependency's summary changing wakes this one
 	}
-	remote, err := r.Clusters.Get(ctx, clusterRef(cs))
+	remote, err := r.fleet.Get(ctx, clusterRef(cs))
 	if err != nil {
 		msg := err.Error()
 		cs.Status.FailureMessage = &msg
-		return ctrl.Result{RequeueAfter: r.NotReadyInterval}, false, nil
+		return ctrl.Result{RequeueAfter: r.notReadyInterval}, false, nil
 	}
 	cs.Status.FailureMessage = nil
 	return r.deploy(ctx, cs, remote), true, nil
@@ -170,16 +203,16 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 		switch {
 		case f.Status != libv1beta1.FeatureStatusFailed:
 		case f.FailureReason != nil && *f.FailureReason == reasonHealthCheck:
-			next = shortest(next, r.HealthInterval)
+			next = shortest(next, r.healthInterval)
 		default:
 			next = shortest(next, backoff(f.ConsecutiveFailures))
 		}
 	}
 	if cs.Spec.ClusterProfileSpec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
-		next = shortest(next, r.DriftInterval)
+		next = shortest(next, r.driftInterval)
 	}
 	if d.rechecked() {
-		next = shortest(next, r.HealthInterval)
+		next = shortest(next, r.healthInterval)
 	}
 	return ctrl.Result{RequeueAfter: next}
 }
@@ -190,12 +223,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.Clus
 	if !controllerutil.ContainsFinalizer(cs, configv1beta1.ClusterSummaryFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	gate, err := checkCluster(ctx, r, cs)
+	gate, err := checkCluster(ctx, r.client, cs)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if gate.cluster != nil {
-		remote, err := r.Clusters.Get(ctx, clusterRef(cs))
+		remote, err := r.fleet.Get(ctx, clusterRef(cs))
 		if err == nil {
 			d := &deployment{r: r, cs: cs, remote: remote}
 			err = d.withdraw(ctx)
@@ -203,11 +236,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.Clus
 		if err != nil {
 			msg := "withdrawing: " + err.Error()
 			cs.Status.FailureMessage = &msg
-			r.Recorder.Eventf(cs, nil, corev1.EventTypeWarning, "WithdrawFailed", "Withdraw", "%s", msg)
-			return ctrl.Result{RequeueAfter: r.NotReadyInterval}, nil
+			r.recorder.Eventf(cs, nil, corev1.EventTypeWarning, "WithdrawFailed", "Withdraw", "%s", msg)
+			return ctrl.Result{RequeueAfter: r.notReadyInterval}, nil
 		}
 	}
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, cs, configv1beta1.ClusterSummaryFinalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, cs, configv1beta1.ClusterSummaryFinalizer)
 }
 
 func clusterRef(cs *configv1beta1.ClusterSummary) fleet.ClusterRef {

@@ -67,7 +67,7 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureResources)
-	sources, err := readPolicySources(ctx, d.r, d.cs)
+	sources, err := readPolicySources(ctx, d.r.client, d.cs)
 	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
 		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
 	if err != nil {
@@ -117,7 +117,7 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	markProvisioned(f, hash)
-	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "ResourcesDeployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
+	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "ResourcesDeployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
 }
 
 type target struct {
@@ -193,7 +193,7 @@ func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummar
 	if err != nil || len(drifts) == 0 {
 		return false
 	}
-	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DriftDetected", "Deploy", "%d objects changed on %s, e.g. %s; deploying them again",
+	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DriftDetected", "Deploy", "%d objects changed on %s, e.g. %s; deploying them again",
 		len(drifts), d.remote.Ref, drifts[0].Object)
 	return true
 }
@@ -240,7 +240,7 @@ func (d *deployment) withdraw(ctx context.Context) error {
 	var errs []error
 	for _, rs := range d.cs.Status.HelmReleaseSummaries {
 		if rs.Status == configv1beta1.HelmChartStatusManaging {
-			errs = append(errs, d.r.Helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
+			errs = append(errs, d.r.helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
 		}
 	}
 	_, err := manifests.Withdraw(ctx, d.remote, owner)
@@ -255,7 +255,7 @@ func (d *deployment) withdraw(ctx context.Context) error {
 // fail records a failed attempt and tells whoever watches the summary.
 func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
 	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
-	d.r.Recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
+	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
 }
 
 func hasFeature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID) bool {

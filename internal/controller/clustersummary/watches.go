@@ -17,7 +17,6 @@ limitations under the License.
 package clustersummary
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -83,10 +82,14 @@ func references(obj client.Object) []string {
 	return slices.Compact(keys)
 }
 
-// SetupWithManager registers the reconciler. It reacts to its summaries, to their clusters
-// becoming reachable or paused, to the ConfigMaps and Secrets they read, and to the summaries
-// of profiles they depend on.
+// SetupWithManager completes the reconciler from mgr and registers it. It reacts to its
+// summaries, to their clusters becoming reachable or paused, to the ConfigMaps and Secrets they
+// read, and to the summaries of profiles they depend on.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.client == nil {
+		r.client = mgr.GetClient()
+	}
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller")
 	indexer := mgr.GetFieldIndexer()
 	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
 		return err
@@ -104,13 +107,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("Secret"))).
 		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.dependents)).
 		Named("clustersummary").
-		WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(r.MaxConcurrentReconciles, DefaultMaxConcurrency)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.concurrency}).
 		Complete(r)
 }
 
 func (r *Reconciler) summariesOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
 	var list configv1beta1.ClusterSummaryList
-	err := r.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, obj.GetNamespace(), obj.GetName())})
+	err := r.client.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, obj.GetNamespace(), obj.GetName())})
 	return requests(ctx, list.Items, err)
 }
 
@@ -123,7 +126,7 @@ func availabilityChanged(e event.UpdateEvent) bool {
 func (r *Reconciler) readersOf(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var list configv1beta1.ClusterSummaryList
-		err := r.List(ctx, &list, client.MatchingFields{referencesIndex: kind + "/" + obj.GetNamespace() + "/" + obj.GetName()})
+		err := r.client.List(ctx, &list, client.MatchingFields{referencesIndex: kind + "/" + obj.GetNamespace() + "/" + obj.GetName()})
 		return requests(ctx, list.Items, err)
 	}
 }
@@ -133,7 +136,7 @@ func (r *Reconciler) dependents(ctx context.Context, obj client.Object) []reconc
 	cs := obj.(*configv1beta1.ClusterSummary)
 	profile := cs.Labels[configv1beta1.ClusterProfileNameLabel]
 	var list configv1beta1.ClusterSummaryList
-	err := r.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)})
+	err := r.client.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)})
 	list.Items = slices.DeleteFunc(list.Items, func(other configv1beta1.ClusterSummary) bool {
 		return !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
 	})

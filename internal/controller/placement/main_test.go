@@ -68,8 +68,9 @@ var members = []string{"member1", "member2", "member3"}
 func startController(t *testing.T) client.Client {
 	t.Helper()
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		probe := membercluster.NewReconciler(fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{}))
-		if err := probe.SetupWithManager(mgr, membercluster.Options{ProbeInterval: 5 * time.Second}); err != nil {
+		probe := membercluster.NewReconciler(membercluster.Options{Clusters: fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{}),
+			Probe: fleet.ProbeOptions{ProbeInterval: 5 * time.Second}})
+		if err := probe.SetupWithManager(mgr); err != nil {
 			return err
 		}
 		return NewReconciler(Options{}).SetupWithManager(mgr)

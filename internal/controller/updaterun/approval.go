@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,7 +35,7 @@ import (
 // Approved condition that is True, with an observedGeneration equal to the request's generation
 // or with none (Kubefleet's walkthrough approves both ways). The run then marks it
 // ApprovalAccepted, after which withdrawing the approval changes nothing.
-func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType string, task *placementv1beta1.StageTaskStatus) (bool, error) {
+func (r *kindReconciler) approved(ctx context.Context, ru *run, stage, taskType string, task *placementv1beta1.StageTaskStatus) (bool, error) {
 	if isTrue(task.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestApproved)) {
 		return true, nil
 	}
@@ -43,7 +44,7 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 		createdReason, approvedReason = placementv1beta1.BeforeStageTaskApprovalRequestCreatedReason, placementv1beta1.BeforeStageTaskApprovalRequestApprovedReason
 	}
 	obj := ru.inputs.approval(task.ApprovalRequestName)
-	err := r.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+	err := r.client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	if apierrors.IsNotFound(err) {
 		obj = ru.inputs.approval(task.ApprovalRequestName)
 		spec := obj.ApprovalRequestSpec()
@@ -54,14 +55,14 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 			placementv1beta1.IsLatestUpdateRunApprovalLabel: "true",
 		})
 		spec.TargetUpdateRun, spec.TargetStage = ru.GetName(), stage
-		if err := controllerutil.SetControllerReference(ru.UpdateRunObj, obj, r.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(ru.UpdateRunObj, obj, r.client.Scheme()); err != nil {
 			return false, err
 		}
-		if err := r.Create(ctx, obj); err != nil {
+		if err := r.client.Create(ctx, obj); err != nil {
 			return false, err
 		}
 		ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestCreated, createdReason)
-		r.event(ru, "Normal", createdReason, fmt.Sprintf("stage %s waits for %s %s to be approved", stage, r.Family.ApprovalRequestKind(), task.ApprovalRequestName))
+		r.event(ru, corev1.EventTypeNormal, createdReason, fmt.Sprintf("stage %s waits for %s %s to be approved", stage, r.family.ApprovalRequestKind(), task.ApprovalRequestName))
 		return false, nil
 	}
 	if err != nil {
@@ -70,7 +71,7 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 	spec, status := obj.ApprovalRequestSpec(), obj.ApprovalRequestStatus()
 	if spec.TargetUpdateRun != ru.GetName() || spec.TargetStage != stage {
 		return false, abort(fmt.Sprintf("%s %s exists but belongs to run %s, stage %s; delete it or rename the run",
-			r.Family.ApprovalRequestKind(), task.ApprovalRequestName, spec.TargetUpdateRun, spec.TargetStage))
+			r.family.ApprovalRequestKind(), task.ApprovalRequestName, spec.TargetUpdateRun, spec.TargetStage))
 	}
 	ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestCreated, createdReason)
 	gen := obj.GetGeneration()
@@ -87,7 +88,7 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 			ObservedGeneration: gen, LastTransitionTime: ru.now, Reason: placementv1beta1.ApprovalRequestApprovalAcceptedReason,
 			Message: "The approval request has been approved and cannot be reverted",
 		}
-		err := patch.ChangeStatus(ctx, r.Client, obj, func() {
+		err := patch.ChangeStatus(ctx, r.client, obj, func() {
 			if c := status.Condition(placementv1beta1.ApprovalRequestConditionApprovalAccepted); c != nil {
 				*c = accepted
 			} else {
@@ -99,6 +100,6 @@ func (r *Reconciler) approved(ctx context.Context, ru *run, stage, taskType stri
 		}
 	}
 	ru.setTask(task, placementv1beta1.StageTaskConditionApprovalRequestApproved, approvedReason)
-	r.event(ru, "Normal", approvedReason, fmt.Sprintf("%s %s approved; stage %s goes on", r.Family.ApprovalRequestKind(), task.ApprovalRequestName, stage))
+	r.event(ru, corev1.EventTypeNormal, approvedReason, fmt.Sprintf("%s %s approved; stage %s goes on", r.family.ApprovalRequestKind(), task.ApprovalRequestName, stage))
 	return true, nil
 }

@@ -31,7 +31,7 @@ import (
 // tens of thousands of clusters keeps a status of a few hundred kilobytes (docs/performance.md).
 const DefaultMaxListedClusters = 100
 
-func (r *Reconciler) maxListed() int { return cmp.Or(r.MaxListedClusters, DefaultMaxListedClusters) }
+func (r *Reconciler) maxListedClusters() int { return cmp.Or(r.maxListed, DefaultMaxListedClusters) }
 
 // newStage is a stage's status before it starts: every cluster listed, or, past max, named in
 // notStartedClusters and counted.

@@ -139,7 +139,7 @@ func TestBoundedRunRestartsStopsAndResumes(t *testing.T) {
 		t.Helper()
 		got := &placementv1beta1.ClusterStagedUpdateRun{}
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			r := &Reconciler{Client: c, MaxListedClusters: testMaxListed}
+			r := runReconciler(c, nil, Options{MaxListedClusters: testMaxListed})
 			if _, err := r.Reconcile(ctx, req); err != nil {
 				return err
 			}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,7 +46,7 @@ type stageResult struct {
 // execute moves the run on: the first unfinished stage, then the deletion stage. With stop set,
 // no cluster is started and no task is waited on: the clusters already updating finish, then
 // the run reports itself stopped.
-func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Result, error) {
+func (r *kindReconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Result, error) {
 	bindings, err := ru.inputs.bindings(ctx, ru.spec.PlacementName)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -71,12 +72,12 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 	}
 	msg := fmt.Sprintf("every stage is updated to resource snapshot index %s", ru.status.ResourceSnapshotIndexUsed)
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionSucceeded, metav1.ConditionTrue, placementv1beta1.UpdateRunSucceededReason, msg)
-	r.event(ru, "Normal", placementv1beta1.UpdateRunSucceededReason, msg)
+	r.event(ru, corev1.EventTypeNormal, placementv1beta1.UpdateRunSucceededReason, msg)
 	return ctrl.Result{}, nil
 }
 
 // executeStage makes one pass over stage i.
-func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
+func (r *kindReconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
 	st := &ru.status.StagesStatus[i]
 	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
 	if StageSize(st) == 0 {
@@ -109,14 +110,14 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 	}
 	updated, err := r.updateClusters(ctx, ru, st, cfg, bindings, snapshot)
 	if err != nil || !updated {
-		return stageResult{requeue: r.recheck()}, err
+		return stageResult{requeue: r.recheck}, err
 	}
 	return r.afterStage(ctx, ru, st, cfg)
 }
 
 // updateClusters starts the stage's clusters in order, at most maxConcurrency at a time, and
 // marks those whose binding is available with the snapshot. It reports whether all are updated.
-func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
+func (r *kindReconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
 	bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
 	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, StageSize(st))
 	if err != nil {
@@ -178,7 +179,7 @@ const concurrentStarts = 16
 // succeeded, and returns the state of every cluster not counted as succeeded, in update order,
 // for the wave planner, and the started clusters that fail, "name: reason". A started cluster
 // whose binding another run has taken over ends the run.
-func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj,
+func (r *kindReconciler) checkClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj,
 	snapshot string) (targets []rollout.Target, failing []string, _ error) {
 	targets = make([]rollout.Target, 0, len(st.Clusters)+len(st.UpdatingClusters)+len(st.NotStartedClusters))
 	fails := func(name, why string) {
@@ -234,7 +235,7 @@ func (r *Reconciler) checkClusters(ctx context.Context, ru *run, st *placementv1
 // checkStarted reports whether a started cluster's binding is available with the snapshot, and
 // if not, why it fails, if it does. A binding that another run has taken over fails the cluster
 // (entry gives its status entry), the stage and the run.
-func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
+func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
 	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, string, error) {
 	b, ok := bindings[name]
 	if !isBoundTo(b, ok, snapshot) {
@@ -265,15 +266,15 @@ func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {
 }
 
 // liveBinding reads a binding from the API server rather than the cache; nil if there is none.
-func (r *Reconciler) liveBinding(ctx context.Context, cached placementv1beta1.BindingObj, ok bool) (placementv1beta1.BindingObj, error) {
+func (r *kindReconciler) liveBinding(ctx context.Context, cached placementv1beta1.BindingObj, ok bool) (placementv1beta1.BindingObj, error) {
 	if !ok {
 		return nil, nil // a binding missing from the cache is not created by this run
 	}
-	var reader client.Reader = r.Client
+	var reader client.Reader = r.client
 	if r.reader != nil {
 		reader = r.reader
 	}
-	live := r.Family.NewBinding()
+	live := r.family.NewBinding()
 	if err := reader.Get(ctx, client.ObjectKeyFromObject(cached), live); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
@@ -299,7 +300,7 @@ func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *place
 
 // bind points the binding at the run's snapshot and apply strategy, and records that the rollout
 // to its cluster started.
-func (r *Reconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+func (r *kindReconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
 	// b may be the cache's own: it is written on a copy.
 	b = b.DeepCopyObject().(placementv1beta1.BindingObj)
 	// The binding controller writes the binding's status all the time: a conflict is retried on
@@ -317,19 +318,19 @@ func (r *Reconciler) bind(ctx context.Context, ru *run, b placementv1beta1.Bindi
 	}
 }
 
-func (r *Reconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+func (r *kindReconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
 	base := b.DeepCopyObject().(client.Object)
 	spec := b.BindingSpec()
 	spec.State, spec.ResourceSnapshotName = placementv1beta1.BindingStateBound, snapshot
 	spec.ApplyStrategy = ru.status.ApplyStrategy.DeepCopy()
-	if err := r.Patch(ctx, b, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("Detected the new changes on the resources and started the rollout process, resourceSnapshotIndex: %s, updateRun: %s",
 		ru.status.ResourceSnapshotIndexUsed, ru.GetName())
 	// The lock keeps the binding controller's Applied and Available, written meanwhile, from
 	// being replaced with the condition list read before.
-	return patch.ChangeStatus(ctx, r.Client, b, func() {
+	return patch.ChangeStatus(ctx, r.client, b, func() {
 		patch.SetConditionAt(&b.BindingStatus().Conditions, ru.now, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition,
 			metav1.ConditionTrue, "RolloutStarted", msg)
 	}, patch.WithOptimisticLock())
@@ -337,7 +338,7 @@ func (r *Reconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.B
 
 // afterStage runs once every cluster of the stage is updated: the stage waits for its
 // after-stage tasks, all evaluated together, then succeeds.
-func (r *Reconciler) afterStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig) (stageResult, error) {
+func (r *kindReconciler) afterStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig) (stageResult, error) {
 	ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingWaitingReason, "")
 	since := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StageUpdatingConditionProgressing)).LastTransitionTime.Time
 	tasks := rollout.AfterStageTasks{WaitingSince: since}
@@ -379,7 +380,7 @@ func (r *Reconciler) afterStage(ctx context.Context, ru *run, st *placementv1bet
 	st.EndTime = &ru.now
 	ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionTrue, placementv1beta1.StageUpdatingSucceededReason, "")
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionTrue, placementv1beta1.UpdateRunStartedReason, "")
-	r.event(ru, "Normal", placementv1beta1.StageUpdatingSucceededReason, "stage "+st.StageName+" succeeded")
+	r.event(ru, corev1.EventTypeNormal, placementv1beta1.StageUpdatingSucceededReason, "stage "+st.StageName+" succeeded")
 	return stageResult{done: true}, nil
 }
 
@@ -409,15 +410,15 @@ func waitTime(cfg placementv1beta1.StageConfig, j int) time.Duration {
 }
 
 // waiting says the run waits, with an Event when what it waits for changes.
-func (r *Reconciler) waiting(ru *run, msg string) {
+func (r *kindReconciler) waiting(ru *run, msg string) {
 	if c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing)); c == nil || c.Message != msg {
-		r.event(ru, "Normal", placementv1beta1.UpdateRunWaitingReason, msg)
+		r.event(ru, corev1.EventTypeNormal, placementv1beta1.UpdateRunWaitingReason, msg)
 	}
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunWaitingReason, msg)
 }
 
 // stopStage lets the clusters already updating finish, then reports the run stopped.
-func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
+func (r *kindReconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (stageResult, error) {
 	targets, _, err := r.checkClusters(ctx, ru, st, bindings, snapshot)
 	if err != nil {
 		return stageResult{}, err
@@ -440,27 +441,27 @@ func (r *Reconciler) stopStage(ctx context.Context, ru *run, st *placementv1beta
 		msg := "stopping: waiting for " + names + " to finish updating"
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionUnknown, placementv1beta1.StageUpdatingStoppingReason, msg)
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionUnknown, placementv1beta1.UpdateRunStoppingReason, msg)
-		return stageResult{requeue: r.recheck()}, nil
+		return stageResult{requeue: r.recheck}, nil
 	}
 	r.stopped(ru, st)
 	return stageResult{}, nil
 }
 
-func (r *Reconciler) stopped(ru *run, st *placementv1beta1.StageUpdatingStatus) {
+func (r *kindReconciler) stopped(ru *run, st *placementv1beta1.StageUpdatingStatus) {
 	const msg = "the run is stopped; set spec.state to Run to resume it"
 	if st != nil {
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingStoppedReason, msg)
 	}
 	if !meta.IsStatusConditionPresentAndEqual(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing), metav1.ConditionFalse) ||
 		meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionProgressing)).Reason != placementv1beta1.UpdateRunStoppedReason {
-		r.event(ru, "Normal", placementv1beta1.UpdateRunStoppedReason, msg)
+		r.event(ru, corev1.EventTypeNormal, placementv1beta1.UpdateRunStoppedReason, msg)
 	}
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunStoppedReason, msg)
 }
 
 // executeDeletion removes the bindings of clusters the placement no longer picks; their
 // finalizer takes the resources off the clusters. It reports whether they are all gone.
-func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[string]placementv1beta1.BindingObj) (bool, error) {
+func (r *kindReconciler) executeDeletion(ctx context.Context, ru *run, bindings map[string]placementv1beta1.BindingObj) (bool, error) {
 	st := ru.status.DeletionStageStatus
 	if st.StartTime == nil {
 		st.StartTime = &ru.now
@@ -482,7 +483,7 @@ func (r *Reconciler) executeDeletion(ctx context.Context, ru *run, bindings map[
 		if !b.GetDeletionTimestamp().IsZero() {
 			return false, nil
 		}
-		if err := r.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.client.Delete(ctx, b); err != nil && !apierrors.IsNotFound(err) {
 			return false, err
 		}
 		return false, nil

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,7 +72,7 @@ func BindingFailure(b placementv1beta1.BindingObj, snapshot string) string {
 
 // failStage fails the stage and the run with why; with the strategy's onFailure Rollback, it
 // first starts the rollback run, unless this run is one.
-func (r *Reconciler) failStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, why string) error {
+func (r *kindReconciler) failStage(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, why string) error {
 	msg := fmt.Sprintf("stage %s failed: %s", st.StageName, why)
 	ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
 	if ru.status.UpdateStrategySnapshot.OnFailure != placementv1beta1.OnFailureRollback {
@@ -88,14 +89,14 @@ func (r *Reconciler) failStage(ctx context.Context, ru *run, st *placementv1beta
 		return abort(msg + "; there is no earlier resource snapshot to roll back to")
 	}
 	ru.status.RollbackRunName = name
-	started := fmt.Sprintf("rolling back: started %s %s to resource snapshot index %d", r.Family.UpdateRunKind(), name, index)
-	r.event(ru, "Normal", "RollbackStarted", started)
+	started := fmt.Sprintf("rolling back: started %s %s to resource snapshot index %d", r.family.UpdateRunKind(), name, index)
+	r.event(ru, corev1.EventTypeNormal, "RollbackStarted", started)
 	return abort(msg + "; " + started)
 }
 
 // startRollback creates the run that puts the placement back on the latest resource snapshot
 // before the one this run rolls out, and returns its name and that index; "" when there is none.
-func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, error) {
+func (r *kindReconciler) startRollback(ctx context.Context, ru *run) (string, int, error) {
 	indices, err := ru.inputs.snapshotIndices(ctx, ru.inputs, ru.spec.PlacementName)
 	if err != nil {
 		return "", 0, err
@@ -110,7 +111,7 @@ func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, e
 	if previous < 0 {
 		return "", 0, nil
 	}
-	rb := r.Family.NewUpdateRun()
+	rb := r.family.NewUpdateRun()
 	rb.SetName(RollbackRunName(ru.GetName()))
 	rb.SetNamespace(ru.GetNamespace())
 	rb.SetAnnotations(map[string]string{placementv1beta1.RollbackOfAnnotation: ru.GetName()})
@@ -118,7 +119,7 @@ func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, e
 		PlacementName: ru.spec.PlacementName, StagedUpdateStrategyName: ru.spec.StagedUpdateStrategyName,
 		ResourceSnapshotIndex: strconv.Itoa(previous), State: placementv1beta1.StateRun,
 	}
-	if err := r.Create(ctx, rb); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.client.Create(ctx, rb); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", 0, fmt.Errorf("starting the rollback run: %w", err)
 	}
 	return rb.GetName(), previous, nil

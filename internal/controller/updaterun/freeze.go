@@ -30,7 +30,7 @@ import (
 // strategy being open, and when to look again; "" when it may. The windows are the strategy's
 // as it is now (the run's copy when the strategy is gone). Rollback runs are never held: they
 // take a failing change back.
-func (r *Reconciler) frozen(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus) (string, time.Duration, error) {
+func (r *kindReconciler) frozen(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus) (string, time.Duration, error) {
 	if st.StartTime != nil || ru.GetAnnotations()[placementv1beta1.RollbackOfAnnotation] != "" {
 		return "", 0, nil
 	}

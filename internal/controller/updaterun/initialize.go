@@ -33,15 +33,15 @@ import (
 // snapshot, a copy of the strategy, and each stage's clusters in update order. Anything the user
 // must fix (a missing placement, strategy or snapshot; a placement that is not External; a
 // cluster in no stage) is an abortError.
-func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
+func (r *kindReconciler) initialize(ctx context.Context, ru *run) error {
 	s, spec := ru.inputs, ru.spec
-	placementName := s.describe(r.Family.PlacementKind(), spec.PlacementName)
+	placementName := s.describe(r.family.PlacementKind(), spec.PlacementName)
 	placement, scheduled, err := s.placement(ctx, spec.PlacementName)
 	if err != nil {
 		return err
 	}
 	if placement == nil {
-		return r.missing(ctx, r.Family.NewPlacement(), s.family.Key(s.namespace, spec.PlacementName), placementName)
+		return r.missing(ctx, r.family.NewPlacement(), s.family.Key(s.namespace, spec.PlacementName), placementName)
 	}
 	if t := placement.Strategy.Type; t != placementv1beta1.ExternalRolloutStrategyType {
 		if t == "" {
@@ -62,8 +62,8 @@ func (r *Reconciler) initialize(ctx context.Context, ru *run) error {
 		return err
 	}
 	if strategy == nil {
-		return r.missing(ctx, r.Family.NewUpdateStrategy(), s.family.Key(s.namespace, spec.StagedUpdateStrategyName),
-			s.describe(r.Family.UpdateStrategyKind(), spec.StagedUpdateStrategyName))
+		return r.missing(ctx, r.family.NewUpdateStrategy(), s.family.Key(s.namespace, spec.StagedUpdateStrategyName),
+			s.describe(r.family.UpdateStrategyKind(), spec.StagedUpdateStrategyName))
 	}
 
 	index, err := r.resourceIndex(ctx, ru, placementName)
@@ -121,7 +121,7 @@ func tasks(cfg []placementv1beta1.StageTask, approvalNameFmt, run, stage string)
 }
 
 // resourceIndex resolves the run's resource snapshot index: the one it names, or the latest.
-func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName string) (int, error) {
+func (r *kindReconciler) resourceIndex(ctx context.Context, ru *run, placementName string) (int, error) {
 	want := -1
 	if ru.spec.ResourceSnapshotIndex != "" {
 		i, err := strconv.Atoi(ru.spec.ResourceSnapshotIndex)
@@ -162,7 +162,7 @@ func (r *Reconciler) resourceIndex(ctx context.Context, ru *run, placementName s
 // missing fails the run on an object its cache does not have, named name, unless the API server
 // has it: the cache may not have seen an object created just before the run (in the same
 // kubectl apply, say), and the run then waits for it.
-func (r *Reconciler) missing(ctx context.Context, obj client.Object, key client.ObjectKey, name string) error {
+func (r *kindReconciler) missing(ctx context.Context, obj client.Object, key client.ObjectKey, name string) error {
 	if r.reader != nil {
 		err := r.reader.Get(ctx, key, obj)
 		if err == nil {

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -42,40 +43,54 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 )
 
-// Reconciler reconciles the update runs of one family: ClusterStagedUpdateRuns, or
-// StagedUpdateRuns.
-type Reconciler struct {
-	client.Client
-	Recorder events.EventRecorder
-	// Family is the runs' family; the zero value is the cluster-scoped one.
-	Family placementv1beta1.Family
+// Options tune the update run controllers. The zero value gives the defaults.
+type Options struct {
+	// Client reads and writes the management cluster; nil means the manager's client.
+	Client client.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// RecheckInterval is how often clusters that are updating are looked at again when no event
 	// arrives first; zero means 15 seconds.
 	RecheckInterval time.Duration
-
 	// MaxListedClusters is how many clusters a stage lists with their conditions; zero means
 	// DefaultMaxListedClusters.
 	MaxListedClusters int
+}
+
+// Reconciler holds what the ClusterStagedUpdateRun and StagedUpdateRun controllers share.
+// SetupWithManager registers both.
+type Reconciler struct {
+	client client.Client
 	// reader reads around the cache: see liveBinding.
 	reader client.Reader
-	// informers hold the member clusters and bindings, read in place; set up with the manager.
+	// informers hold the member clusters and bindings, read in place.
 	informers cache.Informers
+	now       func() time.Time
+	recheck   time.Duration
+	maxListed int
 }
 
-func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	r := &Reconciler{client: opts.Client, now: opts.Now, recheck: opts.RecheckInterval, maxListed: opts.MaxListedClusters}
+	if r.now == nil {
+		r.now = time.Now
 	}
-	return time.Now()
+	if r.recheck <= 0 {
+		r.recheck = 15 * time.Second
+	}
+	return r
 }
 
-func (r *Reconciler) recheck() time.Duration {
-	if r.RecheckInterval > 0 {
-		return r.RecheckInterval
-	}
-	return 15 * time.Second
+// kindReconciler is the controller of the update runs of one family.
+type kindReconciler struct {
+	*Reconciler
+	family   placementv1beta1.Family
+	recorder events.EventRecorder
+}
+
+func newKindReconciler(r *Reconciler, f placementv1beta1.Family) *kindReconciler {
+	return &kindReconciler{Reconciler: r, family: f}
 }
 
 // run is a ClusterStagedUpdateRun or StagedUpdateRun being reconciled, with what it reads.
@@ -105,9 +120,9 @@ func isAbort(err error) (string, bool) {
 }
 
 // Reconcile initializes one update run, or moves it on through its stages, and writes its status.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	obj := r.Family.NewUpdateRun()
-	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	obj := r.family.NewUpdateRun()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
@@ -116,13 +131,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	// The lock: a reconcile that read a stale run (the cache behind this controller's own last
 	// write) starts over instead of writing its stale view of the stages over the newer one.
-	sw, err := patch.NewStatusWriter(r.Client, obj, patch.WithOptimisticLock())
+	sw, err := patch.NewStatusWriter(r.client, obj, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	defer sw.Write(ctx, &result, &retErr)
 	ru := &run{UpdateRunObj: obj, spec: obj.UpdateRunSpec(), status: obj.UpdateRunStatus(), now: metav1.NewTime(r.now()),
-		inputs: inputs{Client: r.Client, informers: r.informers, family: r.Family, namespace: obj.GetNamespace()}, maxListed: r.maxListed()}
+		inputs: inputs{Client: r.client, informers: r.informers, family: r.family, namespace: obj.GetNamespace()}, maxListed: r.maxListedClusters()}
 	ru.refreshGenerations()
 
 	res, err := r.reconcileRun(ctx, ru)
@@ -134,7 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	return res, err
 }
 
-func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, error) {
+func (r *kindReconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, error) {
 	switch c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); {
 	case c == nil || c.Status == metav1.ConditionUnknown:
 		if err := r.initialize(ctx, ru); err != nil {
@@ -146,19 +161,19 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 			if msg, ok := isAbort(err); ok {
 				ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionFalse,
 					placementv1beta1.UpdateRunInitializeFailedReason, msg)
-				r.event(ru, "Warning", placementv1beta1.UpdateRunInitializeFailedReason, msg)
+				r.event(ru, corev1.EventTypeWarning, placementv1beta1.UpdateRunInitializeFailedReason, msg)
 				return ctrl.Result{}, nil
 			}
 			return ctrl.Result{}, err
 		}
-		msg := r.Family.UpdateRunKind() + " initialized successfully"
+		msg := r.family.UpdateRunKind() + " initialized successfully"
 		if ru.bounded() {
 			msg += fmt.Sprintf("; a stage of more than %d clusters lists only its started clusters in clusters, "+
 				"up to %d, and counts them all in clusterCounts", ru.maxListed, ru.maxListed)
 		}
 		ru.setCondition(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionTrue,
 			placementv1beta1.UpdateRunInitializeSucceededReason, msg)
-		r.event(ru, "Normal", placementv1beta1.UpdateRunInitializeSucceededReason, msg)
+		r.event(ru, corev1.EventTypeNormal, placementv1beta1.UpdateRunInitializeSucceededReason, msg)
 	case c.Status == metav1.ConditionFalse:
 		return ctrl.Result{}, nil // failed to initialize, for good
 	}
@@ -176,34 +191,51 @@ func (r *Reconciler) reconcileRun(ctx context.Context, ru *run) (ctrl.Result, er
 }
 
 // fail ends the run: Succeeded and Progressing False with the reason.
-func (r *Reconciler) fail(ru *run, msg string) {
+func (r *kindReconciler) fail(ru *run, msg string) {
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionProgressing, metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason, msg)
 	ru.setCondition(placementv1beta1.StagedUpdateRunConditionSucceeded, metav1.ConditionFalse, placementv1beta1.UpdateRunFailedReason, msg)
-	r.event(ru, "Warning", placementv1beta1.UpdateRunFailedReason, msg)
+	r.event(ru, corev1.EventTypeWarning, placementv1beta1.UpdateRunFailedReason, msg)
 }
 
-func (r *Reconciler) event(ru *run, eventType, reason, msg string) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(ru.UpdateRunObj, nil, eventType, reason, "UpdateRun", "%s", msg)
+func (r *kindReconciler) event(ru *run, eventType, reason, msg string) {
+	if r.recorder != nil {
+		r.recorder.Eventf(ru.UpdateRunObj, nil, eventType, reason, "UpdateRun", "%s", msg)
 	}
 }
 
-// SetupWithManager registers the reconciler. It runs on changes of its runs, of their approval
-// requests (an approval moves the run on at once), of the bindings of their placements (a
-// cluster that becomes available frees its slot at once) and of their strategies (deny windows).
+// SetupWithManager completes the reconciler from mgr and registers two controllers with it,
+// "clusterstagedupdaterun" and "stagedupdaterun".
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.client == nil {
+		r.client = mgr.GetClient()
+	}
 	r.reader = mgr.GetAPIReader()
 	r.informers = mgr.GetCache()
+	for _, f := range placementv1beta1.Families() {
+		if err := newKindReconciler(r, f).setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", f.UpdateRunKind(), err)
+		}
+	}
+	return nil
+}
+
+// setup registers the controller of one family. It runs on changes of its runs, of their
+// approval requests (an approval moves the run on at once), of the bindings of their placements
+// (a cluster that becomes available frees its slot at once) and of their strategies (deny
+// windows).
+func (r *kindReconciler) setup(mgr ctrl.Manager) error {
+	name := strings.ToLower(r.family.UpdateRunKind())
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/" + name + "-controller")
 	return ctrl.NewControllerManagedBy(mgr).
-		For(r.Family.NewUpdateRun()).
-		Watches(r.Family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
-		Watches(r.Family.NewBinding(), enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.runsOfBinding), enqueue.FleetPace)).
-		Watches(r.Family.NewUpdateStrategy(), handler.EnqueueRequestsFromMapFunc(r.runsOfStrategy)).
-		Named(strings.ToLower(r.Family.UpdateRunKind())).
+		For(r.family.NewUpdateRun()).
+		Watches(r.family.NewApprovalRequest(), handler.EnqueueRequestsFromMapFunc(r.runOfApproval)).
+		Watches(r.family.NewBinding(), enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.runsOfBinding), enqueue.FleetPace)).
+		Watches(r.family.NewUpdateStrategy(), handler.EnqueueRequestsFromMapFunc(r.runsOfStrategy)).
+		Named(name).
 		Complete(r)
 }
 
-func (r *Reconciler) runOfApproval(_ context.Context, obj client.Object) []reconcile.Request {
+func (r *kindReconciler) runOfApproval(_ context.Context, obj client.Object) []reconcile.Request {
 	a, ok := obj.(placementv1beta1.ApprovalRequestObj)
 	if !ok {
 		return nil
@@ -216,7 +248,7 @@ func (r *Reconciler) runOfApproval(_ context.Context, obj client.Object) []recon
 }
 
 // runsOfBinding maps a binding to the unfinished runs of its placement.
-func (r *Reconciler) runsOfBinding(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *kindReconciler) runsOfBinding(ctx context.Context, obj client.Object) []reconcile.Request {
 	placement := obj.GetLabels()[placementv1beta1.PlacementTrackingLabel]
 	if placement == "" {
 		return nil
@@ -226,18 +258,18 @@ func (r *Reconciler) runsOfBinding(ctx context.Context, obj client.Object) []rec
 
 // runsOfStrategy maps a strategy to the unfinished runs that follow it: its deny windows apply
 // to them as they change.
-func (r *Reconciler) runsOfStrategy(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *kindReconciler) runsOfStrategy(ctx context.Context, obj client.Object) []reconcile.Request {
 	return r.unfinishedRuns(ctx, obj.GetNamespace(), func(spec *placementv1beta1.UpdateRunSpec) bool {
 		return spec.StagedUpdateStrategyName == obj.GetName()
 	})
 }
 
 // unfinishedRuns lists the runs in namespace that have not finished and whose spec matches.
-func (r *Reconciler) unfinishedRuns(ctx context.Context, namespace string, match func(*placementv1beta1.UpdateRunSpec) bool) []reconcile.Request {
-	list := r.Family.NewUpdateRunList()
+func (r *kindReconciler) unfinishedRuns(ctx context.Context, namespace string, match func(*placementv1beta1.UpdateRunSpec) bool) []reconcile.Request {
+	list := r.family.NewUpdateRunList()
 	// Called for every binding's event: the runs, whose status lists thousands of clusters, are
 	// read from the cache, not copied.
-	if err := r.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request

@@ -65,7 +65,7 @@ func TestStaleReadNeverOverwrites(t *testing.T) {
 	// Staging's wait outlasts the test: the run settles there.
 	strategy(t, c, "stale-strategy", time.Hour)
 	create(t, c, newRun("stale-run", "stale-placement", "stale-strategy", "1"))
-	r := &Reconciler{Client: c}
+	r := runReconciler(c, nil, Options{})
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "stale-run"}}
 	reconcileUntil := func(cond func(*placementv1beta1.ClusterStagedUpdateRun) error) *placementv1beta1.ClusterStagedUpdateRun {
 		t.Helper()
@@ -103,7 +103,7 @@ func TestStaleReadNeverOverwrites(t *testing.T) {
 		return conditionIs(run.Status.Conditions, "Progressing", metav1.ConditionFalse, placementv1beta1.UpdateRunWaitingReason)
 	})
 
-	r.Client = staleCache{Client: c, run: stale}
+	r.client = staleCache{Client: c, run: stale}
 	result, err := r.Reconcile(t.Context(), req)
 	if err != nil || result.RequeueAfter != patch.RetryAfterRace {
 		t.Errorf("stale reconcile returned %+v, %v; want a retry after %s and no error", result, err, patch.RetryAfterRace)
@@ -153,7 +153,7 @@ func TestLaggingBindingCacheIsNoConflict(t *testing.T) {
 		t.Fatalf("bindings of lag-placement: %v %v", before.Items, err)
 	}
 	create(t, c, newRun("lag-run", "lag-placement", "lag-strategy", "1"))
-	r := &Reconciler{Client: c}
+	r := runReconciler(c, nil, Options{})
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lag-run"}}
 	run := &placementv1beta1.ClusterStagedUpdateRun{}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
@@ -169,7 +169,7 @@ func TestLaggingBindingCacheIsNoConflict(t *testing.T) {
 		return nil
 	})
 
-	r.Client, r.reader = laggingBindings{Client: c, before: before.Items}, c
+	r.client, r.reader = laggingBindings{Client: c, before: before.Items}, c
 	if _, err := r.Reconcile(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestPlacementNotCachedYet(t *testing.T) {
 	strategy(t, c, "lagging-strategy", time.Hour)
 	create(t, c, newRun("lagging-run", "lagging-placement", "lagging-strategy", "1"))
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lagging-run"}}
-	initialized := func(r *Reconciler) *metav1.Condition {
+	initialized := func(r *kindReconciler) *metav1.Condition {
 		t.Helper()
 		if _, err := r.Reconcile(t.Context(), req); err != nil {
 			t.Fatal(err)
@@ -214,11 +214,11 @@ func TestPlacementNotCachedYet(t *testing.T) {
 		}
 		return meta.FindStatusCondition(run.Status.Conditions, "Initialized")
 	}
-	lagging := &Reconciler{Client: laggingCache{Client: c, placement: "lagging-placement"}, reader: c}
+	lagging := runReconciler(laggingCache{Client: c, placement: "lagging-placement"}, c, Options{})
 	if got := initialized(lagging); got == nil || got.Status != metav1.ConditionUnknown || got.Reason != "WaitingForCache" {
 		t.Fatalf("Initialized %+v, want Unknown WaitingForCache", got)
 	}
-	if got := initialized(&Reconciler{Client: c, reader: c}); got == nil || got.Status != metav1.ConditionTrue {
+	if got := initialized(runReconciler(c, c, Options{})); got == nil || got.Status != metav1.ConditionTrue {
 		t.Fatalf("Initialized %+v once the cache has the placement", got)
 	}
 }
@@ -231,7 +231,7 @@ func TestSnapshotNotCachedYet(t *testing.T) {
 	strategy(t, c, "lagging-snapshots", time.Hour)
 	create(t, c, newRun("lagging-snapshots", "lagging-snapshots", "lagging-snapshots", "1"))
 	req := ctrl.Request{NamespacedName: client.ObjectKey{Name: "lagging-snapshots"}}
-	r := &Reconciler{Client: laggingSnapshots{Client: c}, reader: c}
+	r := runReconciler(laggingSnapshots{Client: c}, c, Options{})
 	if _, err := r.Reconcile(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -89,13 +89,22 @@ func startControllers(t *testing.T) client.Client {
 // startControllersAt is startControllers with the run controller on the clock now.
 func startControllersAt(t *testing.T, now func() time.Time) client.Client {
 	testenv.StartManager(t, func(mgr ctrl.Manager) error {
-		if err := (&Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("test"), RecheckInterval: time.Second, Now: now}).SetupWithManager(mgr); err != nil {
+		if err := NewReconciler(Options{RecheckInterval: time.Second, Now: now}).SetupWithManager(mgr); err != nil {
 			return err
 		}
 		return ctrl.NewControllerManagedBy(mgr).For(&placementv1beta1.ClusterResourceBinding{}).Named("fake-bindings").
 			Complete(availableBindings{mgr.GetClient()})
 	})
 	return testenv.Client(t)
+}
+
+// runReconciler returns the ClusterStagedUpdateRun controller with opts, reading through c and,
+// when reader is not nil, around the cache through reader, for tests that drive it by hand.
+func runReconciler(c client.Client, reader client.Reader, opts Options) *kindReconciler {
+	opts.Client = c
+	r := newKindReconciler(NewReconciler(opts), placementv1beta1.ClusterFamily)
+	r.reader = reader
+	return r
 }
 
 // fleet creates seed 004's member clusters and an External placement with snapshots 0 and 1 and

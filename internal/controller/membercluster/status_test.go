@@ -118,7 +118,7 @@ func TestClustersOfSecret(t *testing.T) {
 }
 
 func TestProbeInterval(t *testing.T) {
-	r := &Reconciler{opts: Options{ProbeInterval: 10 * time.Second}.WithDefaults(), census: &shard.Census{}}
+	r := &Reconciler{probe: fleet.ProbeOptions{ProbeInterval: 10 * time.Second}.WithDefaults(), census: &shard.Census{}}
 	for hb, want := range map[int32]time.Duration{0: 10 * time.Second, 3: 3 * time.Second, 60: 10 * time.Second} {
 		c := &clusterv1beta1.MemberCluster{Spec: clusterv1beta1.MemberClusterSpec{HeartbeatPeriodSeconds: hb}}
 		if got := r.probeInterval(c, false); got != want {

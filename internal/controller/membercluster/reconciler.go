@@ -46,8 +46,15 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
-// Options tune the controller; see fleet.ProbeOptions.
-type Options = fleet.ProbeOptions
+// Options tune the controller. Clusters is required.
+type Options struct {
+	// Clusters reaches the clusters; the controllers that deploy to them share it.
+	Clusters *fleet.Cache
+	// Shard is the shard whose clusters this replica probes.
+	Shard shard.Key
+	// Probe tunes the probes; the zero value gives the defaults.
+	Probe fleet.ProbeOptions
+}
 
 // Event reasons, on transitions of the Joined condition to True or False.
 const (
@@ -57,14 +64,13 @@ const (
 
 // Reconciler probes MemberClusters.
 type Reconciler struct {
-	// Shard is the shard whose clusters this replica probes.
-	Shard shard.Key
-
+	// shard is the shard whose clusters this replica probes.
+	shard    shard.Key
 	fleet    *fleet.Cache
 	census   *shard.Census
 	client   client.Client
 	recorder recorder.EventRecorder
-	opts     Options
+	probe    fleet.ProbeOptions
 
 	// failures counts, per MemberCluster name, the probes in a row that failed. MemberCluster
 	// status has no field for it, so it lives here; after a restart the count starts again,
@@ -75,24 +81,24 @@ type Reconciler struct {
 	leavingMsgs map[string]string
 }
 
-// NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
-// completes it.
-func NewReconciler(cache *fleet.Cache) *Reconciler {
-	return &Reconciler{fleet: cache, failures: map[string]int{}, leavingMsgs: map[string]string{}}
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	return &Reconciler{fleet: opts.Clusters, shard: opts.Shard, probe: opts.Probe.WithDefaults(),
+		failures: map[string]int{}, leavingMsgs: map[string]string{}}
 }
 
-// SetupWithManager registers the controller: it reconciles MemberClusters when their spec or
-// annotations change, when their kubeconfig Secret changes, and every opts.ProbeInterval.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+// SetupWithManager completes the reconciler from mgr and registers it: it reconciles
+// MemberClusters when their spec or annotations change, when their kubeconfig Secret changes,
+// and every probe interval.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/membercluster-controller")
-	r.opts = opts.WithDefaults()
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &clusterv1beta1.MemberCluster{},
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {
 		return fmt.Errorf("indexing MemberClusters by kubeconfig Secret: %w", err)
 	}
-	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &clusterv1beta1.MemberCluster{}, r.Shard); err != nil {
+	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &clusterv1beta1.MemberCluster{}, r.shard); err != nil {
 		return fmt.Errorf("counting MemberClusters: %w", err)
 	}
 	// The kubeconfig Secret is named by an annotation, which changes no generation.
@@ -101,7 +107,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named("membercluster").
 		For(&clusterv1beta1.MemberCluster{}, builder.WithPredicates(specOrAnnotations)).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.probe.MaxConcurrentProbes}).
 		Complete(r)
 }
 
@@ -114,7 +120,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, err
 	}
 	// A cluster that is gone, or that another replica's shard serves, is let go.
-	if err != nil || !r.Shard.Owns(cluster) {
+	if err != nil || !r.shard.Owns(cluster) {
 		r.fleet.Forget(ref)
 		r.setFailures(req.Name, 0)
 		return ctrl.Result{}, nil
@@ -144,7 +150,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}()
 
 	// A cluster probed minutes apart keeps no connection open in between.
-	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout, r.probeInterval(cluster, false) > fleet.KeepIdleFor)
+	version, err := r.fleet.Probe(ctx, ref, r.probe.ProbeTimeout, r.probeInterval(cluster, false) > fleet.KeepIdleFor)
 	clusterErr, ok := fleet.AsClusterError(err)
 	if err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
@@ -152,9 +158,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, err
 	}
 	if clusterErr != nil {
-		failures = min(r.failuresOf(cluster.Name)+1, r.opts.FailureThreshold)
+		failures = min(r.failuresOf(cluster.Name)+1, r.probe.FailureThreshold)
 	}
-	observe(cluster, r.opts.FailureThreshold, failures, version, clusterErr)
+	observe(cluster, r.probe.FailureThreshold, failures, version, clusterErr)
 	return ctrl.Result{RequeueAfter: wait.Jitter(r.probeInterval(cluster, clusterErr != nil), 0.1)}, nil
 }
 
@@ -162,7 +168,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // often if its heartbeatPeriodSeconds asks for it. Kubefleet's member agents report that often;
 // Stagecoach, which has no agent, looks at least that often instead.
 func (r *Reconciler) probeInterval(c *clusterv1beta1.MemberCluster, lastFailed bool) time.Duration {
-	interval := r.opts.Interval(r.census.Len(), lastFailed)
+	interval := r.probe.Interval(r.census.Len(), lastFailed)
 	if hb := time.Duration(c.Spec.HeartbeatPeriodSeconds) * time.Second; hb > 0 && hb < interval {
 		return hb
 	}

@@ -43,8 +43,15 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
-// Options tune the controller; see fleet.ProbeOptions.
-type Options = fleet.ProbeOptions
+// Options tune the controller. Clusters is required.
+type Options struct {
+	// Clusters reaches the clusters; the controllers that deploy to them share it.
+	Clusters *fleet.Cache
+	// Shard is the shard whose clusters this replica probes.
+	Shard shard.Key
+	// Probe tunes the probes; the zero value gives the defaults.
+	Probe fleet.ProbeOptions
+}
 
 // Event reasons, on Healthy↔Down transitions of status.connectionStatus.
 const (
@@ -56,36 +63,34 @@ const (
 
 // Reconciler probes SveltosClusters.
 type Reconciler struct {
-	// Shard is the shard whose clusters this replica probes.
-	Shard shard.Key
-
+	// shard is the shard whose clusters this replica probes.
+	shard    shard.Key
 	fleet    *fleet.Cache
 	census   *shard.Census
 	client   client.Client
 	recorder recorder.EventRecorder
-	opts     Options
+	probe    fleet.ProbeOptions
 	warned   patch.Warnings
 	now      func() time.Time
 }
 
-// NewReconciler returns a Reconciler reaching clusters through the shared cache; SetupWithManager
-// completes it.
-func NewReconciler(cache *fleet.Cache) *Reconciler {
-	return &Reconciler{fleet: cache, now: time.Now}
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	return &Reconciler{fleet: opts.Clusters, shard: opts.Shard, probe: opts.Probe.WithDefaults(), now: time.Now}
 }
 
-// SetupWithManager registers the controller: it reconciles SveltosClusters when their spec
-// changes, when their kubeconfig Secret changes, and every opts.ProbeInterval.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
+// SetupWithManager completes the reconciler from mgr and registers it: it reconciles
+// SveltosClusters when their spec changes, when their kubeconfig Secret changes, and every
+// probe interval.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/sveltoscluster-controller")
-	r.opts = opts.WithDefaults()
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &libv1beta1.SveltosCluster{},
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
 	if err != nil {
 		return fmt.Errorf("indexing SveltosClusters by kubeconfig Secret: %w", err)
 	}
-	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &libv1beta1.SveltosCluster{}, r.Shard); err != nil {
+	if r.census, err = shard.NewCensus(context.Background(), mgr.GetCache(), &libv1beta1.SveltosCluster{}, r.shard); err != nil {
 		return fmt.Errorf("counting SveltosClusters: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -93,7 +98,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		// Status updates, our own included, need no probe: the interval brings the next one.
 		For(&libv1beta1.SveltosCluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, shard.Moved))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSecret)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.MaxConcurrentProbes}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.probe.MaxConcurrentProbes}).
 		Complete(r)
 }
 
@@ -106,7 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, err
 	}
 	// A cluster that is gone, or that another replica's shard serves, is let go.
-	if err != nil || !r.Shard.Owns(cluster) {
+	if err != nil || !r.shard.Owns(cluster) {
 		r.fleet.Forget(ref)
 		return ctrl.Result{}, nil
 	}
@@ -129,8 +134,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 
 	wasReady := cluster.Status.Ready
 	// A cluster probed minutes apart keeps no connection open in between.
-	release := r.opts.Interval(r.census.Len(), false) > fleet.KeepIdleFor
-	version, err := r.fleet.Probe(ctx, ref, r.opts.ProbeTimeout, release)
+	release := r.probe.Interval(r.census.Len(), false) > fleet.KeepIdleFor
+	version, err := r.fleet.Probe(ctx, ref, r.probe.ProbeTimeout, release)
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
 		// about the managed cluster.
@@ -153,7 +158,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		cluster.Status.FailureMessage = &problem
 	}
 	r.warn(cluster, ReasonInvalidActiveWindow, problem)
-	requeue := wait.Jitter(r.opts.Interval(r.census.Len(), outcome != nil), 0.1)
+	requeue := wait.Jitter(r.probe.Interval(r.census.Len(), outcome != nil), 0.1)
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
 	}

@@ -181,7 +181,7 @@ func startController(t *testing.T, cfg *rest.Config) *fleet.Cache {
 		t.Fatal(err)
 	}
 	cache := fleet.NewCache(mgr.GetClient(), fleet.CacheOptions{})
-	if err := NewReconciler(cache).SetupWithManager(mgr, Options{ProbeInterval: time.Second, ProbeTimeout: time.Second}); err != nil {
+	if err := NewReconciler(Options{Clusters: cache, Probe: fleet.ProbeOptions{ProbeInterval: time.Second, ProbeTimeout: time.Second}}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())

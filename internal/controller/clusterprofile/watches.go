@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterprofile
+
+import (
+	"context"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
+)
+
+// SetupWithManager completes the reconciler from mgr and registers it: it runs on profile
+// changes, on changes to the profile's summaries, and on any cluster change, since a label edit
+// can change what matches.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.client == nil {
+		r.client = mgr.GetClient()
+	}
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")
+	r.informers = mgr.GetCache()
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(
+			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &configv1beta1.ClusterProfile{}, handler.OnlyControllerOwner()), enqueue.FleetPace)).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles),
+			builder.WithPredicates(predicate.Funcs{UpdateFunc: matchingMayChange})).
+		// A profile's dependencies are deployed wherever it is: tell them when it changes.
+		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("ConfigMap"))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
+		Named("clusterprofile").
+		Complete(r)
+}
+
+// matchingMayChange: what a profile reads of a cluster is its labels (selectors), whether it is
+// available (status) and whether it is being deleted; a fleet's clusters write their status
+// often, and each write must not wake every profile.
+func matchingMayChange(e event.UpdateEvent) bool {
+	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
+	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
+	return !ok1 || !ok2 || !maps.Equal(before.Labels, after.Labels) || before.Unavailable() != after.Unavailable() ||
+		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
+}
+
+func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {
+	var profiles configv1beta1.ClusterProfileList
+	// Called for every cluster's event (20,000 of them as the cache starts): the profiles, whose
+	// status lists clusters, are read from the cache, not copied.
+	if err := r.client.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(profiles.Items))
+	for _, p := range profiles.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	}
+	return reqs
+}
+
+func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
+	var profiles configv1beta1.ClusterProfileList
+	if err := r.client.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+		return nil
+	}
+	byName := map[string]*configv1beta1.ClusterProfile{}
+	for i := range profiles.Items {
+		byName[profiles.Items[i].Name] = &profiles.Items[i]
+	}
+	var reqs []reconcile.Request
+	seen := map[string]bool{obj.GetName(): true}
+	for queue := []string{obj.GetName()}; len(queue) > 0; queue = queue[1:] {
+		p := byName[queue[0]]
+		if p == nil {
+			continue
+		}
+		for _, d := range p.Spec.DependsOn {
+			if !seen[d] {
+				seen[d] = true
+				queue = append(queue, d)
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: d}})
+			}
+		}
+	}
+	return reqs
+}
