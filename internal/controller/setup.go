@@ -123,7 +123,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return (&clusterprofile.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
-			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
+			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"placement", false, func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
