@@ -16,6 +16,11 @@ limitations under the License.
 
 // Package clusterpromotion reconciles ClusterPromotions: one ClusterProfile per stage, deployed
 // in order, each stage released by its trigger as internal/rollout decides.
+//
+// A reconcile is one pass through ordered phases (Reconciler.run), each a small function of the
+// pass that records what it found and did on it; a phase may halt the pass (errHalt) when the
+// promotion can go no further for now. summarise alone writes the conditions, from those facts,
+// and the status is written once, when the reconcile ends.
 package clusterpromotion
 
 import (
