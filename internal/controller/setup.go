@@ -119,7 +119,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
-			return (&clusterpromotion.Reconciler{Client: c, Recorder: mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller"), Now: opts.Now}).SetupWithManager(mgr)
+			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
 		}},
 		{"placement", false, func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)

@@ -66,6 +66,11 @@ func consumeStandingApprovals(p *configv1beta1.ClusterPromotion) {
 	}
 }
 
+// approvalsPhase finishes using the approvals an earlier pass used: see resetConsumedApprovals.
+func (r *Reconciler) approvalsPhase(ctx context.Context, ps *pass) error {
+	return r.resetConsumedApprovals(ctx, ps.p)
+}
+
 // resetConsumedApprovals sets approved back to false on every stage listed in
 // status.consumedApprovals and drops it from the list (in the status this reconcile writes).
 func (r *Reconciler) resetConsumedApprovals(ctx context.Context, p *configv1beta1.ClusterPromotion) error {
@@ -95,7 +100,7 @@ func (r *Reconciler) resetApproval(ctx context.Context, p *configv1beta1.Cluster
 	name, _ := json.Marshal(p.Spec.Stages[idx].Name)
 	ops := fmt.Sprintf(`[{"op": "test", "path": "/spec/stages/%[1]d/name", "value": %[2]s},
 		{"op": "replace", "path": "/spec/stages/%[1]d/trigger/manual/approved", "value": false}]`, idx, name)
-	if err := r.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
+	if err := r.client.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, []byte(ops))); err != nil {
 		return fmt.Errorf("resetting the approval of stage %s: %w", p.Spec.Stages[idx].Name, err)
 	}
 	approved := false

@@ -18,11 +18,11 @@ package clusterpromotion
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -57,20 +57,35 @@ func setDeadline(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, now 
 	}
 }
 
-// checkBudget fails the version at stage idx when the stage has a failure budget and its
-// failures or deadline say so. Once through every stage, a version is no longer being rolled
+// budgetPhase fails the version at the stage when the stage has a failure budget and its
+// failures or deadline say so; otherwise the stage's clusters have been looked at, and once all
+// are provisioned the soak starts.
+func (r *Reconciler) budgetPhase(_ context.Context, ps *pass) error {
+	failed, err := r.checkBudget(ps)
+	if err != nil {
+		return err
+	}
+	if failed {
+		return errHalt
+	}
+	ps.observed = true
+	provisionedAt(ps)
+	return nil
+}
+
+// checkBudget fails the version at the stage under way when the stage has a failure budget and
+// its failures or deadline say so. Once through every stage, a version is no longer being rolled
 // out: Ready follows its clusters, as without a budget.
-func (r *Reconciler) checkBudget(p *configv1beta1.ClusterPromotion, idx int, st *configv1beta1.StageStatus, state stageState,
-	now metav1.Time) (failed bool, _ ctrl.Result, _ error) {
-	stage := &p.Spec.Stages[idx]
-	if !stage.HasFailureBudget() || completed(p) {
-		return false, ctrl.Result{}, nil
+func (r *Reconciler) checkBudget(ps *pass) (failed bool, _ error) {
+	if !ps.stage.HasFailureBudget() || ps.completed {
+		return false, nil
 	}
-	msg, err := stageFailure(stage, st, state, now)
+	msg, err := stageFailure(ps.stage, ps.st, ps.state, ps.now)
 	if err != nil || msg == "" {
-		return false, ctrl.Result{}, err
+		return false, err
 	}
-	return true, r.failStage(p, idx, msg, now), nil
+	r.failStage(ps, msg)
+	return true, nil
 }
 
 // stageFailure says why the stage failed, or "" while it has not.
@@ -92,34 +107,36 @@ func stageFailure(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, sta
 	return rollout.StageFailure(progress, now.Time), nil
 }
 
-// failStage records that the version failed at stage idx: nothing moves on until a new version
-// starts, and with onFailure: Rollback the stages that received it go back to the last known
-// good version.
-func (r *Reconciler) failStage(p *configv1beta1.ClusterPromotion, idx int, msg string, now metav1.Time) ctrl.Result {
-	stage := p.Spec.Stages[idx].Name
+// failStage records that the version failed at the stage under way: nothing moves on until a
+// new version starts, and with onFailure: Rollback the stages that received it go back to the
+// last known good version.
+func (r *Reconciler) failStage(ps *pass, msg string) {
+	p, stage := ps.p, ps.stage.Name
 	if lkg := p.Status.LastKnownGood; p.Spec.OnFailure == configv1beta1.OnFailureRollback &&
 		(lkg == nil || bytes.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash)) {
 		msg += "; no version has gone through every stage yet: there is nothing to roll back to"
 	}
-	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: now}
-	if startRollback(p, idx) {
+	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: ps.now}
+	if startRollback(p, ps.idx) {
 		r.warnOnce(p, ReasonStageFailed, fmt.Sprintf("stage %s failed: %s; rolling back", stage, msg))
-		return ctrl.Result{RequeueAfter: time.Millisecond}
+		ps.requeueAfter(time.Millisecond)
+		return
 	}
-	r.stopFailed(p)
-	return ctrl.Result{}
+	stopFailed(ps)
 }
 
-// stopFailed says, in the conditions, that the version failed and where.
-func (r *Reconciler) stopFailed(p *configv1beta1.ClusterPromotion) {
-	f := p.Status.Failure
-	msg := failureWords(f) + "; the promotion stops until a new version starts"
-	if st := findStageStatus(p, f.Stage); st != nil {
+// stopFailed keeps the failed version where it stopped, and says why in the stage's status.
+func stopFailed(ps *pass) {
+	f := ps.p.Status.Failure
+	if st := findStageStatus(ps.p, f.Stage); st != nil {
 		st.FailureMessage = &f.Message
 	}
-	r.setStalled(p, ReasonStageFailed, msg)
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
-	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonStageFailed, msg)
+	ps.stopped = true
+}
+
+// stopWords says where the version failed and why, and that it stops there.
+func stopWords(p *configv1beta1.ClusterPromotion) string {
+	return failureWords(p.Status.Failure) + "; the promotion stops until a new version starts"
 }
 
 // wakeAtDeadline makes a stage that waits look again when its progress deadline passes: it fails

@@ -55,7 +55,7 @@ func owner(p *configv1beta1.ClusterPromotion) freeze.Owner {
 // collectCopies deletes the copies no profile of the promotion, and no ClusterSummary of those
 // profiles (one a rolling update has not reached yet, say), refers to any more.
 func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.ClusterPromotion, current map[freeze.Ref]string, profiles []configv1beta1.ClusterProfile) error {
-	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.client, &configv1beta1.ClusterSummaryList{},
 		labels.SelectorFromSet(labels.Set{configv1beta1.PromotionNameLabel: p.Name}))
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.Cluster
 		spec := knownGoodSpec(lkg, libv1beta1.Selector{})
 		specs = append(specs, &spec)
 	}
-	return freeze.Collect(ctx, r.Client, owner(p), freeze.Keep(current, specs...))
+	return freeze.Collect(ctx, r.client, owner(p), freeze.Keep(current, specs...))
 }
 
 // promotionsReading finds the promotions whose version reads a ConfigMap or Secret, so that an
@@ -84,7 +84,7 @@ func (r *Reconciler) promotionsReading(kind string) func(context.Context, client
 			return nil
 		}
 		var list configv1beta1.ClusterPromotionList
-		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

@@ -30,19 +30,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
@@ -106,7 +100,7 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 func (r *Reconciler) writeStageProfile(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage,
 	setSpec func(*configv1beta1.ClusterProfile)) (*configv1beta1.ClusterProfile, error) {
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: p.StageProfileName(stage.Name)}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, profile, func() error {
 		if profile.Labels == nil {
 			profile.Labels = map[string]string{}
 		}
@@ -116,7 +110,7 @@ func (r *Reconciler) writeStageProfile(ctx context.Context, p *configv1beta1.Clu
 		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
 		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
 		setSpec(profile)
-		return controllerutil.SetControllerReference(p, profile, r.Scheme())
+		return controllerutil.SetControllerReference(p, profile, r.client.Scheme())
 	})
 	if err != nil {
 		return nil, fmt.Errorf("applying ClusterProfile %s: %w", profile.Name, err)
@@ -156,7 +150,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	// (its status lists a few hundred at most). Until that controller has written a status for
 	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
 	// clusters the cache does not show yet would pass vacuously.
-	matching, unavailable, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, profile)
+	matching, unavailable, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, profile)
 	if err != nil {
 		return stageState{}, err
 	}
@@ -168,7 +162,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 		return stageState{waitingOn: msg, blocked: true, failed: msg}, nil
 	}
 	// A stage can span thousands of clusters: their summaries are read in place, not copied.
-	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.Client, &configv1beta1.ClusterSummaryList{},
+	summaries, err := inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.client, &configv1beta1.ClusterSummaryList{},
 		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile.Name}))
 	if err != nil {
 		return stageState{}, err
@@ -177,53 +171,66 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	for _, cs := range summaries {
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
+	return tally(profile, matching, unavailable, byCluster), nil
+}
+
+// tally finds where the matched clusters stand from their summaries.
+func tally(profile *configv1beta1.ClusterProfile, matching []corev1.ObjectReference, unavailable map[string]string,
+	byCluster map[string]*configv1beta1.ClusterSummary) stageState {
 	st := stageState{done: true, clusters: metrics.NoClusters()}
 	if len(matching) == 0 {
 		// Done at once, as upstream says; but a selector matching nothing is more often a typo
 		// than a wish, so it is said.
 		st.waitingOn, st.empty = "No cluster matches the stage's clusterSelector: the stage deploys nothing.", true
 	}
-	wait := func(msg string, blocked bool) {
-		// The first failure says more than the first cluster still at work.
-		if st.done || (blocked && !st.blocked) {
-			st.done, st.waitingOn, st.blocked = false, msg, blocked
-		}
-	}
 	for _, ref := range matching {
 		cluster := ref.Namespace + "/" + ref.Name
 		if why := unavailable[cluster]; why != "" {
 			// What it runs is unknown until it answers: the stage is not done.
-			wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
+			st.wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
 			st.clusters[metrics.ClusterUnreachable]++
 			continue
 		}
 		cs := byCluster[cluster]
 		if cs == nil {
-			wait(fmt.Sprintf("Cluster %s has no ClusterSummary yet.", cluster), false)
+			st.wait(fmt.Sprintf("Cluster %s has no ClusterSummary yet.", cluster), false)
 			st.clusters[metrics.ClusterUpdating]++
 			continue
 		}
-		current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
-		if current && clustersummary.Provisioned(cs) {
-			st.clusters[metrics.ClusterDone]++
-			continue
-		}
-		if msg := clustersummary.Failure(cs); current && msg != "" {
-			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
-			st.regressed = true
-			st.clusters[metrics.ClusterFailed]++
-			if len(st.failing) < rollout.FailuresNamed {
-				st.failing = append(st.failing, cluster+": "+msg)
-			}
-		} else {
-			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
-			st.clusters[metrics.ClusterUpdating]++
-		}
-		if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
-			st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
-		}
+		st.count(cluster, cs, equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec))
 	}
-	return st, nil
+	return st
+}
+
+// wait notes that the stage is not done, and why: the first failure says more than the first
+// cluster still at work.
+func (st *stageState) wait(msg string, blocked bool) {
+	if st.done || (blocked && !st.blocked) {
+		st.done, st.waitingOn, st.blocked = false, msg, blocked
+	}
+}
+
+// count counts a cluster that has a summary; current says whether the summary has the
+// profile's current spec.
+func (st *stageState) count(cluster string, cs *configv1beta1.ClusterSummary, current bool) {
+	if current && clustersummary.Provisioned(cs) {
+		st.clusters[metrics.ClusterDone]++
+		return
+	}
+	if msg := clustersummary.Failure(cs); current && msg != "" {
+		st.wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
+		st.regressed = true
+		st.clusters[metrics.ClusterFailed]++
+		if len(st.failing) < rollout.FailuresNamed {
+			st.failing = append(st.failing, cluster+": "+msg)
+		}
+	} else {
+		st.wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
+		st.clusters[metrics.ClusterUpdating]++
+	}
+	if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
+		st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
+	}
 }
 
 func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, version []byte) rollout.CheckState {
@@ -239,7 +246,7 @@ func postDelayState(profile *configv1beta1.ClusterProfile, provisioned bool, ver
 // applyPreVerification deploys the stage's preHealthCheckDeployment through its own profile.
 func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage, frozen map[freeze.Ref]string) error {
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.Client, profile, func() error {
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, profile, func() error {
 		profile.Spec = configv1beta1.Spec{
 			ClusterSelector: stage.ClusterSelector, SyncMode: configv1beta1.SyncModeContinuous,
 			Tier: p.Spec.ProfileSpec.Tier, StopMatchingBehavior: configv1beta1.WithdrawPolicies,
@@ -254,14 +261,14 @@ func (r *Reconciler) applyPreVerification(ctx context.Context, p *configv1beta1.
 		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
 		profile.Labels[configv1beta1.PromotionVerificationLabel] = "true"
 		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
-		return controllerutil.SetControllerReference(p, profile, r.Scheme())
+		return controllerutil.SetControllerReference(p, profile, r.client.Scheme())
 	})
 	return err
 }
 
 func (r *Reconciler) preVerificationDeployed(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) (bool, error) {
 	profile := &configv1beta1.ClusterProfile{}
-	err := r.Get(ctx, client.ObjectKey{Name: preVerificationName(p, stage.Name)}, profile)
+	err := r.client.Get(ctx, client.ObjectKey{Name: preVerificationName(p, stage.Name)}, profile)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -274,13 +281,13 @@ func (r *Reconciler) preVerificationDeployed(ctx context.Context, p *configv1bet
 
 func (r *Reconciler) deletePreVerification(ctx context.Context, p *configv1beta1.ClusterPromotion, stage *configv1beta1.Stage) error {
 	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: preVerificationName(p, stage.Name)}}
-	return client.IgnoreNotFound(r.Delete(ctx, profile))
+	return client.IgnoreNotFound(r.client.Delete(ctx, profile))
 }
 
 // ownedProfiles lists every ClusterProfile the promotion generated.
 func (r *Reconciler) ownedProfiles(ctx context.Context, p *configv1beta1.ClusterPromotion) ([]configv1beta1.ClusterProfile, error) {
 	var list configv1beta1.ClusterProfileList
-	err := r.List(ctx, &list, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name})
+	err := r.client.List(ctx, &list, client.MatchingLabels{configv1beta1.PromotionNameLabel: p.Name})
 	return list.Items, err
 }
 
@@ -298,11 +305,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 			// Without the owner reference, garbage collection leaves the profile alone.
 			base := pr.DeepCopy()
 			pr.OwnerReferences = slices.DeleteFunc(pr.OwnerReferences, func(o metav1.OwnerReference) bool { return o.UID == p.UID })
-			if err := r.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
+			if err := r.client.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
 				return ctrl.Result{}, err
 			}
 		} else if pr.DeletionTimestamp.IsZero() {
-			if err := client.IgnoreNotFound(r.Delete(ctx, pr)); err != nil {
+			if err := client.IgnoreNotFound(r.client.Delete(ctx, pr)); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -312,77 +319,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.Clust
 	}
 	if p.Spec.PreserveClusterProfilesOnDelete {
 		// The kept profiles still refer to the frozen content.
-		if err := freeze.Release(ctx, r.Client, owner(p)); err != nil {
+		if err := freeze.Release(ctx, r.client, owner(p)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer)
-}
-
-// SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'
-// changes, on any change of their ClusterSummaries, so a stage advances the moment its last
-// cluster is provisioned, when one of their clusters is paused, goes down or comes back, and
-// when a ConfigMap or Secret they refer to is edited.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.informers = mgr.GetCache()
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&configv1beta1.ClusterPromotion{}).
-		Owns(&configv1beta1.ClusterProfile{}).
-		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary), enqueue.FleetPace)).
-		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
-			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
-		Named("clusterpromotion").
-		Complete(r)
-}
-
-func availabilityChanged(e event.UpdateEvent) bool {
-	before, ok1 := e.ObjectOld.(*libv1beta1.SveltosCluster)
-	after, ok2 := e.ObjectNew.(*libv1beta1.SveltosCluster)
-	return !ok1 || !ok2 || before.Unavailable() != after.Unavailable()
-}
-
-// promotionsOfCluster finds the promotions with a stage on the cluster: a profile of theirs
-// picks it, or has a summary there. Each profile is asked about this one cluster, rather than
-// its clusters scanned.
-func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
-	cluster, ok := obj.(*libv1beta1.SveltosCluster)
-	if !ok {
-		return nil
-	}
-	var profiles configv1beta1.ClusterProfileList
-	if err := r.List(ctx, &profiles, client.HasLabels{configv1beta1.PromotionNameLabel}, client.UnsafeDisableDeepCopy); err != nil {
-		return nil
-	}
-	// Without the summaries' index (no summary controller in this manager), selection alone.
-	var summaries configv1beta1.ClusterSummaryList
-	_ = clustersummary.ListOfCluster(ctx, r, &summaries, cluster)
-	deployed := map[string]bool{}
-	for _, cs := range summaries.Items {
-		deployed[cs.Labels[configv1beta1.ClusterProfileNameLabel]] = true
-	}
-	seen := map[string]bool{}
-	var out []reconcile.Request
-	for i := range profiles.Items {
-		profile := &profiles.Items[i]
-		name := profile.Labels[configv1beta1.PromotionNameLabel]
-		if !seen[name] && (deployed[profile.Name] || clusterprofile.Selects(&profile.Spec, cluster)) {
-			seen[name] = true
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
-		}
-	}
-	return out
-}
-
-func (r *Reconciler) promotionOfSummary(ctx context.Context, obj client.Object) []reconcile.Request {
-	profile := &configv1beta1.ClusterProfile{}
-	if err := r.Get(ctx, client.ObjectKey{Name: obj.GetLabels()[configv1beta1.ClusterProfileNameLabel]}, profile); err != nil {
-		return nil
-	}
-	name := profile.Labels[configv1beta1.PromotionNameLabel]
-	if name == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, p, configv1beta1.ClusterPromotionFinalizer)
 }

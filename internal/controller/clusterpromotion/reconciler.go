@@ -16,43 +16,89 @@ limitations under the License.
 
 // Package clusterpromotion reconciles ClusterPromotions: one ClusterProfile per stage, deployed
 // in order, each stage released by its trigger as internal/rollout decides.
+//
+// A reconcile is one pass through ordered phases (Reconciler.run), each a small function of the
+// pass that records what it found and did on it; a phase may halt the pass (errHalt) when the
+// promotion can go no further for now. summarise alone writes the conditions, from those facts,
+// and the status is written once, when the reconcile ends.
 package clusterpromotion
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// Reconciler reconciles ClusterPromotions.
-type Reconciler struct {
-	client.Client
-	// Recorder receives an Event at every transition of a promotion; nil records none.
-	Recorder events.EventRecorder
-	// Now is the clock; nil means time.Now.
+// Options tune the ClusterPromotion controller. The zero value gives the defaults.
+type Options struct {
+	// Client reads and writes the management cluster; nil means the manager's client.
+	Client client.Client
+	// Now is the clock of the rollout decisions (soaks, windows, deadlines); nil means time.Now.
 	Now func() time.Time
+}
+
+// Reconciler reconciles ClusterPromotions. NewReconciler makes one; SetupWithManager completes it.
+type Reconciler struct {
+	client client.Client
+	// recorder receives an Event at every transition of a promotion; nil records none.
+	recorder events.EventRecorder
+	now      func() time.Time
 
 	// informers hold the fleet's clusters and summaries, read in place; set up with the manager.
 	informers cache.Informers
 	warned    patch.Warnings
+}
+
+// NewReconciler returns a Reconciler; SetupWithManager completes it.
+func NewReconciler(opts Options) *Reconciler {
+	r := &Reconciler{client: opts.Client, now: opts.Now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	return r
+}
+
+// SetupWithManager registers the reconciler: it runs on promotion changes, on its profiles'
+// changes, on any change of their ClusterSummaries, so a stage advances the moment its last
+// cluster is provisioned, when one of their clusters is paused, goes down or comes back, and
+// when a ConfigMap or Secret they refer to is edited.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.client == nil {
+		r.client = mgr.GetClient()
+	}
+	r.informers = mgr.GetCache()
+	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&configv1beta1.ClusterPromotion{}).
+		Owns(&configv1beta1.ClusterProfile{}).
+		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary), enqueue.FleetPace)).
+		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
+			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
+		Named("clusterpromotion").
+		Complete(r)
 }
 
 // Event reasons.
@@ -74,27 +120,95 @@ const (
 	ReasonError       = "Error"
 )
 
-func (r *Reconciler) event(p *configv1beta1.ClusterPromotion, eventType, reason, format string, args ...any) {
-	if r.Recorder != nil {
-		r.Recorder.Eventf(p, nil, eventType, reason, "Promote", format, args...)
-	}
+// errHalt ends a pass early without an error: the promotion stays where it is for now, and the
+// pass says why.
+var errHalt = errors.New("halted")
+
+// outcome is what the pass did at the gate of the stage under way. The zero outcome is none: the
+// pass did not reach the gate, or the gate deployed a health check.
+type outcome int
+
+const (
+	// waiting: the gate is closed; the decision says why.
+	waiting outcome = iota + 1
+	// advanced: the stage is done and the next one started.
+	advanced
+	// promoted: the last stage is done, and the version with it.
+	promoted
+)
+
+// pass is what one reconcile of one promotion learns, phase by phase. The phases record facts on
+// it; summarise alone turns those into the conditions.
+type pass struct {
+	p   *configv1beta1.ClusterPromotion
+	now metav1.Time
+
+	// contents is what the version reads from the management cluster, profileHash and
+	// stagesHash what identifies it, and frozen the copies of its content.
+	contents                []freeze.Content
+	profileHash, stagesHash []byte
+	frozen                  map[freeze.Ref]string
+
+	// idx is the index of the stage under way, stage its spec and st its status.
+	idx   int
+	stage *configv1beta1.Stage
+	st    *configv1beta1.StageStatus
+	// profile is the stage's ClusterProfile as applied, owned every profile of the promotion.
+	profile *configv1beta1.ClusterProfile
+	owned   []configv1beta1.ClusterProfile
+	// state is where the clusters of the stage (or of the stage rolled back) stand, decision
+	// what the stage's gate decided and blocked what went wrong on the stage while it waits.
+	state    stageState
+	decision rollout.GateDecision
+	blocked  string
+
+	// invalid is what in the spec cannot be acted on as written.
+	invalid string
+	// suspendedSince is set while spec.suspend holds the promotion; resumed when this pass
+	// ended a suspension, which lasted suspendedFor.
+	suspendedSince *metav1.Time
+	resumed        bool
+	suspendedFor   time.Duration
+	// held is the deny window that holds a new version back.
+	held *rollout.Hold
+	// started is set when a new version started at the first stage in this pass.
+	started bool
+	// completed: the version went through every stage before this pass.
+	completed bool
+	// stopped: the version failed, and stays where it stopped.
+	stopped bool
+	// rollingBack names the stage being rolled back, whose clusters are not back yet;
+	// rolledBack is set once every stage is back.
+	rollingBack string
+	rolledBack  bool
+	// observed is set once the stage's clusters were looked at: state.failed then says whether
+	// a deployment failed for good.
+	observed bool
+	// badWindow is why the stage's promotion window cannot be read.
+	badWindow string
+	outcome   outcome
+	// err is what ended the pass in error, a lost race aside.
+	err error
+
+	// requeue, when positive, is when the pass must run again even without an event.
+	requeue time.Duration
 }
 
-func (r *Reconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+func (ps *pass) requeueAfter(d time.Duration) {
+	d = max(d, time.Millisecond)
+	if ps.requeue == 0 || d < ps.requeue {
+		ps.requeue = d
 	}
-	return time.Now()
 }
 
 // Reconcile moves one promotion on by at most one step (a stage provisioned, a gate passed, the
 // next stage started) and writes its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	p := &configv1beta1.ClusterPromotion{}
-	if err := r.Get(ctx, req.NamespacedName, p); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, p); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	sw, err := patch.NewStatusWriter(r.Client, p, patch.WithOptimisticLock())
+	sw, err := patch.NewStatusWriter(r.client, p, patch.WithOptimisticLock())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -103,15 +217,41 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		metrics.ForgetPromotion(p.Name)
 		return r.reconcileDelete(ctx, p)
 	}
-	if err := patch.AddFinalizer(ctx, r.Client, p, configv1beta1.ClusterPromotionFinalizer); err != nil {
+	if err := patch.AddFinalizer(ctx, r.client, p, configv1beta1.ClusterPromotionFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
-	res, err := r.reconcileNormal(ctx, p)
-	if err != nil && !patch.LostRace(err) {
-		r.transition(p, corev1.EventTypeWarning, ReasonError, err.Error())
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonError, err.Error())
+	ps := r.newPass(p)
+	err = r.run(ctx, ps)
+	r.summarise(ps)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	return res, err
+	return ctrl.Result{RequeueAfter: ps.requeue}, nil
+}
+
+func (r *Reconciler) newPass(p *configv1beta1.ClusterPromotion) *pass {
+	return &pass{p: p, now: metav1.NewTime(r.now()), completed: completed(p)}
+}
+
+// run runs the phases in order, until one halts the pass or fails.
+func (r *Reconciler) run(ctx context.Context, ps *pass) error {
+	for _, phase := range []func(context.Context, *pass) error{
+		r.approvalsPhase, r.validatePhase, r.suspendPhase, r.contentPhase, r.versionPhase, r.retirePhase,
+		r.stagePhase, r.failurePhase, r.deployPhase, r.tidyPhase, r.observePhase, r.budgetPhase,
+		r.gatePhase, r.actPhase,
+	} {
+		err := phase(ctx, ps)
+		switch {
+		case errors.Is(err, errHalt):
+			return nil
+		case err != nil:
+			if !patch.LostRace(err) {
+				ps.err = err
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // hashes identify what restarts a promotion: the profile spec with the content it refers to,
@@ -139,186 +279,10 @@ func digest(v any) []byte {
 	return sum[:]
 }
 
-func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
-	now := metav1.NewTime(r.now())
-	if err := r.resetConsumedApprovals(ctx, p); err != nil {
-		return ctrl.Result{}, err
+func (r *Reconciler) event(p *configv1beta1.ClusterPromotion, eventType, reason, format string, args ...any) {
+	if r.recorder != nil {
+		r.recorder.Eventf(p, nil, eventType, reason, "Promote", format, args...)
 	}
-	if msg := invalid(p); msg != "" {
-		// Nothing moves, and nothing deployed changes, until the spec is fixed.
-		r.setStalled(p, ReasonInvalidSpec, msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, msg)
-		return ctrl.Result{}, nil
-	}
-	if p.Spec.Suspend {
-		return r.suspend(ctx, p, now)
-	}
-	r.resume(p, now)
-	contents, err := freeze.Read(ctx, r, contentRefs(p))
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	profileHash, stagesHash := hashes(p, contents)
-	idx := slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
-	if idx < 0 || !equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, profileHash) || !equality.Semantic.DeepEqual(p.Status.StagesHash, stagesHash) {
-		if started, res, err := r.startVersion(ctx, p, profileHash, stagesHash, now); !started || err != nil {
-			return res, err
-		}
-		idx = 0
-	}
-	stage := &p.Spec.Stages[idx]
-	st := stageStatus(p, stage.Name)
-	st.LastStatusCheckTime = &now
-	setDeadline(stage, st, now)
-	r.takeRollbackRequest(p, idx, now)
-	if FailedVersion(p) != nil {
-		// The version failed: it stays where it stopped, or goes back, until a new one starts.
-		return r.afterFailure(ctx, p)
-	}
-	// The current stage gets this version's content; the copies of earlier versions stay while
-	// a later stage, or a cluster a rolling update has not reached, still deploys them.
-	frozen, err := freeze.Ensure(ctx, r.Client, r.Scheme(), owner(p), contents)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	profile, err := r.applyStageProfile(ctx, p, stage, false, frozen)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	owned, err := r.ownedProfiles(ctx, p)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.holdProfiles(ctx, owned, false); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.collectCopies(ctx, p, frozen, owned); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.handOverRetired(ctx, p, owned); err != nil {
-		return ctrl.Result{}, err
-	}
-	state, err := r.provisioned(ctx, profile)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if state.clusters != nil {
-		metrics.SetPromotionStageClusters(p.Name, stage.Name, state.clusters)
-	}
-	if failed, res, err := r.checkBudget(p, idx, st, state, now); failed || err != nil {
-		return res, err
-	}
-	provisioned := state.done
-	r.setStalled(p, ReasonDeploymentFailed, state.failed)
-	// lastSuccessfulAppliedTime is when the stage was first provisioned with this version: the
-	// soak delay counts from it. It stays while the stage redeploys (with its post-delay checks,
-	// say) and goes with the version, when a new one resets the stages.
-	// It is stored to the second, so it is rounded up: a soak counted from it is never shorter
-	// than asked, whatever reconcile reads it back.
-	if provisioned && st.LastSuccessfulAppliedTime == nil {
-		at := metav1.NewTime(ceilSecond(now.Time))
-		st.LastSuccessfulAppliedTime = &at
-	}
-	gate := rollout.StageGate{
-		Stage: stage.Name, Last: idx == len(p.Spec.Stages)-1, Trigger: rollout.StageTriggerFrom(stage.Trigger),
-		Provisioned: provisioned, Failing: state.regressed, DenyWindows: p.Spec.DenyWindows,
-	}
-	gate.Trigger.Approved = approved(p, stage)
-	if gate.Last && completed(p) {
-		// The last gate was passed for this version: its approval, window or soak is not asked
-		// for again, and Ready only follows the clusters.
-		gate.Trigger = rollout.StageTrigger{}
-	}
-	if st.LastSuccessfulAppliedTime != nil {
-		gate.ProvisionedAt = st.LastSuccessfulAppliedTime.Time
-	}
-	if gate.Trigger.HasPreHealthCheckDeployment {
-		if gate.PreHealthCheckDeployed, err = r.preVerificationDeployed(ctx, p, stage); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	if gate.Trigger.HasPostDelayHealthChecks {
-		gate.PostDelayChecks = postDelayState(profile, provisioned, p.Status.ProfileSpecHash)
-	}
-	decision, err := rollout.DecideStage(gate, now.Time)
-	if err != nil {
-		// Only a malformed promotion window gets here: nothing but a spec change can fix it.
-		msg := err.Error()
-		st.FailureMessage = &msg
-		r.setStalled(p, ReasonInvalidWindow, msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonInvalidWindow, msg)
-		return ctrl.Result{}, nil
-	}
-	if !provisioned {
-		wakeAtDeadline(st, &decision)
-	}
-	if decision.RestartSoak {
-		// The soak counts again from when the stage is provisioned again.
-		st.LastSuccessfulAppliedTime = nil
-	}
-	recordHold(p, stage, decision.Hold)
-	desc := decision.Description
-	st.CurrentStatusDescription = &desc
-	blocked := ""
-	if state.blocked && decision.Action == rollout.Wait {
-		blocked = state.waitingOn
-		if st.FailureMessage == nil || *st.FailureMessage != blocked {
-			r.warnOnce(p, ReasonStageBlocked, fmt.Sprintf("stage %s: %s", stage.Name, blocked))
-		}
-	} else {
-		r.warned.Clear(p.UID, ReasonStageBlocked)
-	}
-	st.FailureMessage = nil
-	if state.waitingOn != "" {
-		st.FailureMessage = &state.waitingOn
-	}
-	if state.empty {
-		r.warnOnce(p, ReasonStageMatchesNoCluster, fmt.Sprintf("stage %s: %s", stage.Name, state.waitingOn))
-	}
-	return r.act(ctx, p, idx, decision, blocked, frozen, now)
-}
-
-// startVersion starts a new version at the first stage, unless a freeze holds it back: the
-// stages then keep what they run, and started is false.
-func (r *Reconciler) startVersion(ctx context.Context, p *configv1beta1.ClusterPromotion, profileHash, stagesHash []byte, now metav1.Time) (started bool, _ ctrl.Result, _ error) {
-	hold, err := newVersionHeld(p, now.Time)
-	if err != nil {
-		return false, ctrl.Result{}, err
-	}
-	if hold != nil {
-		return false, r.holdNewVersion(p, profileHash, hold, now), nil
-	}
-	// Later stages keep the previous version until the rollout reaches them.
-	p.Status.Stages = []configv1beta1.StageStatus{{Name: p.Spec.Stages[0].Name, LastUpdateReconciledTime: &now}}
-	p.Status.CurrentStageName = p.Spec.Stages[0].Name
-	p.Status.LastPromotionTime = &now
-	p.Status.ProfileSpecHash, p.Status.StagesHash = profileHash, stagesHash
-	p.Status.Failure, p.Status.Rollback = nil, nil
-	consumeStandingApprovals(p)
-	msg := fmt.Sprintf("rolling out profile spec %x, starting with stage %s", profileHash[:4], p.Status.CurrentStageName)
-	r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", msg)
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolloutStarted, msg)
-	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRolloutStarted, msg)
-	return true, ctrl.Result{}, r.retireRemovedStages(ctx, p)
-}
-
-// setStalled sets the Stalled condition: True with reason and msg, or False when msg is empty.
-// A Warning Event marks each new reason to stall.
-func (r *Reconciler) setStalled(p *configv1beta1.ClusterPromotion, reason, msg string) {
-	if msg == "" {
-		if meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionStalledCondition) {
-			setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionFalse, "Progressing", "nothing blocks the rollout")
-		}
-		for _, reason := range []string{ReasonInvalidSpec, ReasonInvalidWindow, ReasonDeploymentFailed} {
-			r.warned.Clear(p.UID, reason)
-		}
-		return
-	}
-	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionStalledCondition); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
-		r.warnOnce(p, reason, msg)
-	}
-	setCondition(p, configv1beta1.PromotionStalledCondition, metav1.ConditionTrue, reason, msg)
 }
 
 // warnOnce emits a Warning Event unless the last one of this reason about the promotion said the
@@ -327,82 +291,6 @@ func (r *Reconciler) warnOnce(p *configv1beta1.ClusterPromotion, reason, msg str
 	if r.warned.New(p.UID, reason, msg) {
 		r.event(p, corev1.EventTypeWarning, reason, "%s", msg)
 	}
-}
-
-// transition records an Event when the Ready condition is about to say something new.
-func (r *Reconciler) transition(p *configv1beta1.ClusterPromotion, eventType, reason, msg string) {
-	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionReadyCondition); c == nil || c.Message != msg || c.Reason != reason {
-		r.event(p, eventType, reason, "%s", msg)
-	}
-}
-
-// completed reports whether the current version went through every stage: Progressing says
-// so until a new version starts, whatever the health of the clusters since.
-func completed(p *configv1beta1.ClusterPromotion) bool {
-	c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonPromoted
-}
-
-// act carries a stage decision out. blocked is what went wrong on the stage, if anything: a
-// wait then says it.
-func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion, idx int, d rollout.GateDecision, blocked string,
-	frozen map[freeze.Ref]string, now metav1.Time) (ctrl.Result, error) {
-	stage := &p.Spec.Stages[idx]
-	switch d.Action {
-	case rollout.DeployPreHealthCheck:
-		return ctrl.Result{}, r.applyPreVerification(ctx, p, stage, frozen)
-	case rollout.RunPostDelayChecks:
-		_, err := r.applyStageProfile(ctx, p, stage, true, frozen)
-		return ctrl.Result{}, err
-	case rollout.Advance, rollout.Complete:
-		if err := r.deletePreVerification(ctx, p, stage); err != nil {
-			return ctrl.Result{}, err
-		}
-		if d.ResetApproval {
-			// The status moves on with the approval listed as used; the next reconcile resets
-			// the spec.
-			consumeApproval(p, stage)
-		}
-		if d.Action == rollout.Complete {
-			recordKnownGood(p, frozen, now)
-			const msg = "every stage is deployed"
-			r.transition(p, corev1.EventTypeNormal, ReasonPromoted, msg)
-			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, ReasonPromoted, msg)
-			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonPromoted, msg)
-			if len(p.Status.ConsumedApprovals) > 0 {
-				return ctrl.Result{RequeueAfter: time.Millisecond}, nil
-			}
-			return ctrl.Result{}, nil
-		}
-		next := p.Spec.Stages[idx+1].Name
-		r.event(p, corev1.EventTypeNormal, ReasonStagePromoted, "stage %s is done; promoting to stage %s", stage.Name, next)
-		p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: next, LastUpdateReconciledTime: &now})
-		p.Status.CurrentStageName = next
-		p.Status.LastPromotionTime = &now
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "StagePromoted", "promoted to stage "+next)
-		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
-	}
-	msg := fmt.Sprintf("stage %s: %s", stage.Name, d.Message)
-	reason := ReasonWaiting
-	switch {
-	case blocked != "":
-		msg, reason = fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, blocked), ReasonStageBlocked
-	case d.Message == rollout.DescAwaitingApproval:
-		reason = ReasonAwaitingApproval
-	case d.Hold != nil && d.Hold.DenyWindow >= 0:
-		msg, reason = fmt.Sprintf("stage %s is done, but the next one may not start: %s", stage.Name, holdWords(p, d.Hold)), ReasonFrozen
-	}
-	if blocked == "" { // a blocked stage had its Warning Event
-		r.transition(p, corev1.EventTypeNormal, reason, msg)
-	}
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, reason, msg)
-	if !completed(p) {
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, "Waiting", msg)
-	}
-	if !d.RequeueAt.IsZero() {
-		return ctrl.Result{RequeueAfter: max(d.RequeueAt.Sub(now.Time), time.Millisecond)}, nil
-	}
-	return ctrl.Result{}, nil
 }
 
 func ceilSecond(t time.Time) time.Time {
@@ -421,6 +309,7 @@ func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.
 	return &p.Status.Stages[len(p.Status.Stages)-1]
 }
 
-func setCondition(p *configv1beta1.ClusterPromotion, t string, s metav1.ConditionStatus, reason, msg string) {
-	patch.SetCondition(&p.Status.Conditions, p.Generation, t, s, reason, msg)
+// formatHash is the short form of a version's hash that messages name.
+func formatHash(h []byte) string {
+	return fmt.Sprintf("%x", h[:min(4, len(h))])
 }

@@ -48,13 +48,13 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 			continue
 		}
 		if pr.Labels[configv1beta1.PromotionVerificationLabel] == "true" {
-			if err := client.IgnoreNotFound(r.Delete(ctx, pr)); err != nil {
+			if err := client.IgnoreNotFound(r.client.Delete(ctx, pr)); err != nil {
 				return err
 			}
 			continue
 		}
 		// Every cluster it matches, not the few its status lists.
-		matching, _, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, pr)
+		matching, _, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, pr)
 		if err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 		pr.Spec.ClusterSelector = libv1beta1.Selector{}
 		pr.Spec.ClusterRefs = matching
 		pr.Spec.StopMatchingBehavior = configv1beta1.LeavePolicies
-		if err := r.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
+		if err := r.client.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
 			return err
 		}
 	}
@@ -91,7 +91,7 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 		if stage == nil || stage.Status.ObservedGeneration != stage.Generation {
 			continue // which clusters it covers is not known yet
 		}
-		matching, _, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, stage)
+		matching, _, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, stage)
 		if err != nil {
 			return err
 		}
@@ -115,13 +115,13 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 		}
 		switch {
 		case len(left) == 0:
-			if err := client.IgnoreNotFound(r.Delete(ctx, pr)); err != nil {
+			if err := client.IgnoreNotFound(r.client.Delete(ctx, pr)); err != nil {
 				return err
 			}
 		default:
 			base := pr.DeepCopy()
 			pr.Spec.ClusterRefs = left
-			if err := r.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
+			if err := r.client.Patch(ctx, pr, client.MergeFrom(base)); err != nil {
 				return err
 			}
 		}
@@ -134,7 +134,7 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 // spec in its own time (and never with syncMode OneTime): it is told directly, before it goes.
 func (r *Reconciler) leaveContent(ctx context.Context, pr *configv1beta1.ClusterProfile, clusters map[string]bool) error {
 	var summaries configv1beta1.ClusterSummaryList
-	if err := r.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: pr.Name}); err != nil {
+	if err := r.client.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: pr.Name}); err != nil {
 		return err
 	}
 	for i := range summaries.Items {
@@ -144,7 +144,7 @@ func (r *Reconciler) leaveContent(ctx context.Context, pr *configv1beta1.Cluster
 		}
 		base := cs.DeepCopy()
 		cs.Spec.ClusterProfileSpec.StopMatchingBehavior = configv1beta1.LeavePolicies
-		if err := r.Patch(ctx, cs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := r.client.Patch(ctx, cs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -117,58 +116,77 @@ func failureWords(f *configv1beta1.PromotionFailure) string {
 	return fmt.Sprintf("stage %s failed: %s", f.Stage, f.Message)
 }
 
-// afterFailure keeps a failed version where it stopped, or rolls it back one stage at a time:
+// failurePhase keeps a failed version where it stopped, or rolls it back one stage at a time:
 // each stage gets the last known good spec and is done once its clusters run it, provisioned
-// and healthy; no soak, check or approval is asked for on the way back.
-func (r *Reconciler) afterFailure(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
+// and healthy; no soak, check or approval is asked for on the way back. A failed version ends
+// the pass here.
+func (r *Reconciler) failurePhase(ctx context.Context, ps *pass) error {
+	p := ps.p
+	if FailedVersion(p) == nil {
+		return nil
+	}
 	owned, err := r.ownedProfiles(ctx, p)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	if err := r.holdProfiles(ctx, owned, false); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	rb, lkg := p.Status.Rollback, p.Status.LastKnownGood
-	if rb == nil || lkg == nil || !slices.Equal(rb.ToProfileSpecHash, lkg.ProfileSpecHash) {
-		r.stopFailed(p)
-		return ctrl.Result{}, nil
+	switch {
+	case rb == nil || lkg == nil || !slices.Equal(rb.ToProfileSpecHash, lkg.ProfileSpecHash):
+		stopFailed(ps)
+	case int(rb.Done) >= len(rb.Stages):
+		ps.rolledBack = true
+	default:
+		if err := r.rollBackStage(ctx, ps); err != nil {
+			return err
+		}
 	}
-	version := fmt.Sprintf("%x", lkg.ProfileSpecHash[:min(4, len(lkg.ProfileSpecHash))])
-	f := p.Status.Failure
-	if int(rb.Done) >= len(rb.Stages) {
-		msg := fmt.Sprintf("%s; rolled back stages %s to version %s; the promotion stops until a new version starts",
-			failureWords(f), strings.Join(rb.Stages, ", "), version)
-		r.transition(p, corev1.EventTypeWarning, ReasonRolledBack, msg)
-		r.setStalled(p, ReasonRolledBack, msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolledBack, msg)
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonRolledBack, msg)
-		return ctrl.Result{}, nil
-	}
+	return errHalt
+}
+
+// rollBackStage gives the next stage of the rollback the last known good spec, and moves on to
+// the stage after once its clusters run it.
+func (r *Reconciler) rollBackStage(ctx context.Context, ps *pass) error {
+	p, rb, lkg := ps.p, ps.p.Status.Rollback, ps.p.Status.LastKnownGood
 	name := rb.Stages[rb.Done]
 	stage := p.Spec.Stage(name)
 	if stage == nil { // gone from the spec, and its profile retired with it
 		rb.Done++
-		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
+		ps.requeueAfter(time.Millisecond)
+		return nil
 	}
 	profile, err := r.writeStageProfile(ctx, p, stage, func(profile *configv1beta1.ClusterProfile) {
 		profile.Spec = knownGoodSpec(lkg, stage.ClusterSelector)
 		delete(profile.Annotations, checksAnnotation)
 	})
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	state, err := r.provisioned(ctx, profile)
-	if err != nil {
-		return ctrl.Result{}, err
+	if ps.state, err = r.provisioned(ctx, profile); err != nil {
+		return err
 	}
-	if !state.done {
-		msg := fmt.Sprintf("%s; rolling back stage %s to version %s: %s", failureWords(f), name, version, state.waitingOn)
-		r.transition(p, corev1.EventTypeWarning, ReasonRollingBack, msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRollingBack, msg)
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonRollingBack, msg)
-		return ctrl.Result{RequeueAfter: 5 * time.Second}, nil
+	if !ps.state.done {
+		ps.rollingBack = name
+		ps.requeueAfter(5 * time.Second)
+		return nil
 	}
-	r.event(p, corev1.EventTypeNormal, ReasonStageRolledBack, "stage %s is back on version %s", name, version)
+	r.event(p, corev1.EventTypeNormal, ReasonStageRolledBack, "stage %s is back on version %s", name, formatHash(lkg.ProfileSpecHash))
 	rb.Done++
-	return ctrl.Result{RequeueAfter: time.Millisecond}, nil
+	ps.requeueAfter(time.Millisecond)
+	return nil
+}
+
+// rollingBackWords says which stage is being rolled back, and what it waits for.
+func rollingBackWords(ps *pass) string {
+	p := ps.p
+	return fmt.Sprintf("%s; rolling back stage %s to version %s: %s", failureWords(p.Status.Failure), ps.rollingBack,
+		formatHash(p.Status.LastKnownGood.ProfileSpecHash), ps.state.waitingOn)
+}
+
+// rolledBackWords says that the failed version was rolled back, and where.
+func rolledBackWords(p *configv1beta1.ClusterPromotion) string {
+	return fmt.Sprintf("%s; rolled back stages %s to version %s; the promotion stops until a new version starts",
+		failureWords(p.Status.Failure), strings.Join(p.Status.Rollback.Stages, ", "), formatHash(p.Status.LastKnownGood.ProfileSpecHash))
 }

@@ -24,11 +24,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -40,65 +38,60 @@ const (
 	ReasonFrozen = "Frozen"
 )
 
-// suspend holds the promotion where it is: the rolling updates of its profiles start no other
-// cluster, and nothing else moves (no stage, no version, no approval, no soak) until
-// spec.suspend is false again.
-func (r *Reconciler) suspend(ctx context.Context, p *configv1beta1.ClusterPromotion, now metav1.Time) (ctrl.Result, error) {
+// suspendPhase holds the promotion where it is while spec.suspend is true: the rolling updates
+// of its profiles start no other cluster, and nothing else moves (no stage, no version, no
+// approval, no soak). The pass that finds it false again resumes it.
+func (r *Reconciler) suspendPhase(ctx context.Context, ps *pass) error {
+	if !ps.p.Spec.Suspend {
+		r.resume(ps)
+		return nil
+	}
+	p := ps.p
 	owned, err := r.ownedProfiles(ctx, p)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	if err := r.holdProfiles(ctx, owned, true); err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	if st := findStageStatus(p, p.Status.CurrentStageName); st != nil {
-		st.LastStatusCheckTime = &now
+		st.LastStatusCheckTime = &ps.now
 	}
 	recordHold(p, nil, nil)
-	since := now
+	since := ps.now
 	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionSuspendedCondition); c != nil && c.Status == metav1.ConditionTrue {
 		since = c.LastTransitionTime
 	} else {
 		r.event(p, corev1.EventTypeNormal, ReasonSuspended, "suspended at stage %q", p.Status.CurrentStageName)
 	}
+	ps.suspendedSince = &since
+	return errHalt
+}
+
+// suspendWords says where the promotion is suspended, and since when.
+func suspendWords(p *configv1beta1.ClusterPromotion, since metav1.Time) string {
 	where := "before its first stage"
 	if p.Status.CurrentStageName != "" {
 		where = "at stage " + p.Status.CurrentStageName
 	}
-	msg := fmt.Sprintf("suspended %s since %s (spec.suspend): no stage starts, and no cluster starts deploying, until it is false",
+	return fmt.Sprintf("suspended %s since %s (spec.suspend): no stage starts, and no cluster starts deploying, until it is false",
 		where, since.UTC().Format(time.RFC3339))
-	patch.SetConditionAt(&p.Status.Conditions, now, p.Generation, configv1beta1.PromotionSuspendedCondition, metav1.ConditionTrue, ReasonSuspended, msg)
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonSuspended, msg)
-	if !completed(p) {
-		// A completed version stays completed: its last gate is not asked for again on resume.
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonSuspended, msg)
-	}
-	return ctrl.Result{}, nil
 }
 
-// holdNewVersion leaves the stages as they are while a deny window is open, and says that a new
-// version waits and until when.
-func (r *Reconciler) holdNewVersion(p *configv1beta1.ClusterPromotion, profileHash []byte, h *rollout.Hold, now metav1.Time) ctrl.Result {
-	recordHold(p, nil, h)
-	msg := fmt.Sprintf("profile spec %x waits to start: %s", profileHash[:4], holdWords(p, h))
-	r.transition(p, corev1.EventTypeNormal, ReasonFrozen, msg)
-	setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonFrozen, msg)
-	setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionTrue, ReasonFrozen, msg)
-	if h.Until.IsZero() {
-		return ctrl.Result{}
-	}
-	return ctrl.Result{RequeueAfter: max(h.Until.Sub(now.Time), time.Millisecond)}
+// heldWords says that a new version waits to start, and until when.
+func heldWords(ps *pass) string {
+	return fmt.Sprintf("profile spec %s waits to start: %s", formatHash(ps.profileHash), holdWords(ps.p, ps.held))
 }
 
 // resume takes the promotion out of a suspension, if it was in one: the soak of the current
 // stage counts the time served before, and not the suspension. The holds on its profiles are
-// lifted by the pass that follows (liftHolds), whatever happens to this one.
-func (r *Reconciler) resume(p *configv1beta1.ClusterPromotion, now metav1.Time) {
+// lifted later in the pass (deployPhase, failurePhase), or by the pass that follows.
+func (r *Reconciler) resume(ps *pass) {
+	p, now := ps.p, ps.now
 	c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionSuspendedCondition)
 	if c == nil || c.Status != metav1.ConditionTrue {
 		return
 	}
-	suspended := now.Sub(c.LastTransitionTime.Time).Round(time.Second)
 	if st := findStageStatus(p, p.Status.CurrentStageName); st != nil {
 		// The soak and the progress deadline count on from where they stopped.
 		for _, t := range []**metav1.Time{&st.LastSuccessfulAppliedTime, &st.ProgressDeadlineTime} {
@@ -108,9 +101,12 @@ func (r *Reconciler) resume(p *configv1beta1.ClusterPromotion, now metav1.Time) 
 			}
 		}
 	}
-	msg := fmt.Sprintf("resumed after %s suspended", suspended)
-	r.event(p, corev1.EventTypeNormal, ReasonResumed, "%s", msg)
-	patch.SetConditionAt(&p.Status.Conditions, now, p.Generation, configv1beta1.PromotionSuspendedCondition, metav1.ConditionFalse, ReasonResumed, msg)
+	ps.resumed, ps.suspendedFor = true, now.Sub(c.LastTransitionTime.Time).Round(time.Second)
+	r.event(p, corev1.EventTypeNormal, ReasonResumed, "%s", resumeWords(ps.suspendedFor))
+}
+
+func resumeWords(suspended time.Duration) string {
+	return fmt.Sprintf("resumed after %s suspended", suspended)
 }
 
 // holdProfiles puts the hold on the rolling update of every profile, or lifts it.
@@ -129,7 +125,7 @@ func (r *Reconciler) holdProfiles(ctx context.Context, profiles []configv1beta1.
 		} else {
 			delete(pr.Annotations, configv1beta1.HoldRolloutAnnotation)
 		}
-		if err := r.Patch(ctx, pr, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Patch(ctx, pr, client.MergeFrom(before)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("holding the rollout of ClusterProfile %s: %w", pr.Name, err)
 		}
 	}

@@ -17,12 +17,22 @@ limitations under the License.
 package clusterpromotion
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
+
+// validatePhase stops at a spec that cannot be acted on as written: nothing moves, and nothing
+// deployed changes, until it is fixed.
+func (r *Reconciler) validatePhase(_ context.Context, ps *pass) error {
+	if ps.invalid = invalid(ps.p); ps.invalid != "" {
+		return errHalt
+	}
+	return nil
+}
 
 // invalid says what in the promotion's stages and deny windows cannot be acted on as written, naming each
 // field; empty when everything can. The API server cannot check everything: a

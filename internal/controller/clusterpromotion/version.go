@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpromotion
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+)
+
+// contentPhase reads what the promotion's version reads from the management cluster, and
+// hashes the version.
+func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
+	contents, err := freeze.Read(ctx, r.client, contentRefs(ps.p))
+	if err != nil {
+		return err
+	}
+	ps.contents = contents
+	ps.profileHash, ps.stagesHash = hashes(ps.p, contents)
+	return nil
+}
+
+// versionPhase finds the stage under way, or starts a new version at the first stage when the
+// profile spec, its content or the stages changed; a deny window that is open holds a new version
+// back, and the stages then keep what they run.
+func (r *Reconciler) versionPhase(_ context.Context, ps *pass) error {
+	p := ps.p
+	ps.idx = slices.IndexFunc(p.Spec.Stages, func(s configv1beta1.Stage) bool { return s.Name == p.Status.CurrentStageName })
+	if ps.idx >= 0 && equality.Semantic.DeepEqual(p.Status.ProfileSpecHash, ps.profileHash) &&
+		equality.Semantic.DeepEqual(p.Status.StagesHash, ps.stagesHash) {
+		return nil
+	}
+	hold, err := newVersionHeld(p, ps.now.Time)
+	if err != nil {
+		return err
+	}
+	if hold != nil {
+		recordHold(p, nil, hold)
+		ps.held = hold
+		if !hold.Until.IsZero() {
+			ps.requeueAfter(hold.Until.Sub(ps.now.Time))
+		}
+		return errHalt
+	}
+	r.startVersion(ps)
+	return nil
+}
+
+// startVersion starts the new version at the first stage. Later stages keep the previous version
+// until the rollout reaches them.
+func (r *Reconciler) startVersion(ps *pass) {
+	p, now := ps.p, ps.now
+	p.Status.Stages = []configv1beta1.StageStatus{{Name: p.Spec.Stages[0].Name, LastUpdateReconciledTime: &now}}
+	p.Status.CurrentStageName = p.Spec.Stages[0].Name
+	p.Status.LastPromotionTime = &now
+	p.Status.ProfileSpecHash, p.Status.StagesHash = ps.profileHash, ps.stagesHash
+	p.Status.Failure, p.Status.Rollback = nil, nil
+	consumeStandingApprovals(p)
+	ps.idx, ps.started, ps.completed = 0, true, false
+	r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", startWords(p))
+}
+
+// startWords says which version starts, and where.
+func startWords(p *configv1beta1.ClusterPromotion) string {
+	return fmt.Sprintf("rolling out profile spec %s, starting with stage %s", formatHash(p.Status.ProfileSpecHash), p.Spec.Stages[0].Name)
+}
+
+// retirePhase retires the profiles of the stages a new version no longer has.
+func (r *Reconciler) retirePhase(ctx context.Context, ps *pass) error {
+	if !ps.started {
+		return nil
+	}
+	return r.retireRemovedStages(ctx, ps.p)
+}
