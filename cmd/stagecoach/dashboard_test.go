@@ -210,17 +210,7 @@ func TestDashboard(t *testing.T) {
 	if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, next)); err != nil {
 		t.Fatal(err)
 	}
-	devRuns := func(value string) {
-		t.Helper()
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			got, err := managed(t, "dev").CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil || got.Data["value"] != value {
-				return fmt.Errorf("dev runs %v (%v), want %s", got.Data, err, value)
-			}
-			return nil
-		})
-	}
-	devRuns("v2")
+	waitSettings(t, "dev", ns, "v2")
 	until("the page offers to roll back to the first version", `document.getElementById("action-rollback")?.textContent.startsWith("Roll back to version ")`)
 	shot("dashboard-rollback.png")
 	if err := chromedp.Do(ctx, chromedp.Click("#action-rollback")); err != nil {
@@ -228,7 +218,7 @@ func TestDashboard(t *testing.T) {
 	}
 	until("the page says what the rollback did", `document.querySelector(".flash")?.textContent.startsWith("rolling back ClusterPromotion dash from version ")`)
 	until("the promotion is rolled back", `document.querySelector("#title [data-state]")?.dataset.state === "RolledBack"`)
-	devRuns("v1")
+	waitSettings(t, "dev", ns, "v1")
 }
 
 // TestDashboardRollbackPlacement rolls a placement back from the page of its latest update run,
@@ -272,23 +262,13 @@ func TestDashboardRollbackPlacement(t *testing.T) {
 		}
 		waitState(t, view.Succeeded, "run", name)
 	}
-	qaRuns := func(value string) {
-		t.Helper()
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			got, err := managed(t, "qa").CoreV1().ConfigMaps("dashrun").Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil || got.Data["value"] != value {
-				return fmt.Errorf("qa runs %v (%v), want %s", got.Data, err, value)
-			}
-			return nil
-		})
-	}
 	rollOut("dashrun-1", 0)
 	cm.Data["value"] = "v2"
 	if err := c.Update(t.Context(), cm); err != nil {
 		t.Fatal(err)
 	}
 	rollOut("dashrun-2", 1)
-	qaRuns("v2")
+	waitSettings(t, "qa", "dashrun", "v2")
 
 	base := serveDashboard(t, testenv.Fleet.Management.Config, c)
 	ctx := tab(t, browser)
@@ -306,7 +286,7 @@ func TestDashboardRollbackPlacement(t *testing.T) {
 	until("the page of the new run says what the rollback did", `location.pathname.startsWith("/runs/dashrun-rollback-") &&
 		/^created ClusterStagedUpdateRun dashrun-rollback-\w+: ClusterResourcePlacement dashrun back to resource snapshot index 0 with strategy dashrun-all$/.test(document.querySelector(".flash")?.textContent)`)
 	until("the rollback run succeeds", `document.querySelector("#title [data-state]")?.dataset.state === "Succeeded"`)
-	qaRuns("v1")
+	waitSettings(t, "qa", "dashrun", "v1")
 }
 
 // TestDashboardAsViewer serves the dashboard with the credentials of someone who may read
