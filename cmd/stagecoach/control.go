@@ -17,21 +17,12 @@ limitations under the License.
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
-	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
 // newSuspendCommand, newResumeCommand and newStopCommand hold and release rollouts:
@@ -127,29 +118,9 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 			if err != nil {
 				return err
 			}
-			p, err := getPromotion(cmd.Context(), c, args[0])
+			msg, err := operate.RollbackPromotion(cmd.Context(), c, args[0])
 			if err != nil {
-				return err
-			}
-			current, lkg := p.Status.ProfileSpecHash, p.Status.LastKnownGood
-			switch {
-			case len(current) == 0:
-				return fmt.Errorf("ClusterPromotion %s has not started rolling anything out", p.Name)
-			case lkg == nil:
-				return fmt.Errorf("ClusterPromotion %s has no last known good version: no version has gone through every stage yet", p.Name)
-			case slices.Equal(lkg.ProfileSpecHash, current):
-				return fmt.Errorf("ClusterPromotion %s runs its last known good version %s: there is nothing to roll back", p.Name, view.Version(current))
-			case p.Status.Rollback != nil && p.Status.Failure != nil && slices.Equal(p.Status.Failure.ProfileSpecHash, current):
-				fmt.Fprintf(cmd.OutOrStdout(), "ClusterPromotion %s is already rolling back version %s\n", p.Name, view.Version(current))
-				return nil
-			}
-			patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RollbackAnnotation, hex.EncodeToString(current))
-			if err := c.Patch(cmd.Context(), p, client.RawPatch(types.MergePatchType, patch)); err != nil {
 				return explain(err)
-			}
-			msg := fmt.Sprintf("rolling back ClusterPromotion %s from version %s to %s", p.Name, view.Version(current), view.Version(lkg.ProfileSpecHash))
-			if p.Spec.Suspend {
-				msg += " (once it is resumed: it is suspended)"
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
@@ -184,37 +155,11 @@ else the strategy of the placement's latest run.`,
 			if err != nil {
 				return err
 			}
-			ctx, family, placement := cmd.Context(), view.RunFamily(namespace), args[0]
-			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: placement}, family.NewPlacement()); err != nil {
-				return explain(view.NotFound(err, family.PlacementKind(), namespace, placement))
-			}
-			indices, err := updaterun.SnapshotIndices(ctx, c, family, namespace, placement)
+			msg, _, err := operate.RollbackPlacement(cmd.Context(), c, namespace, args[0], index, strategy)
 			if err != nil {
 				return explain(err)
 			}
-			if !slices.Contains(indices, index) {
-				have := make([]string, len(indices))
-				for i, n := range indices {
-					have[i] = strconv.Itoa(n)
-				}
-				return fmt.Errorf("%s %s has no resource snapshot index %d; it has %s", family.PlacementKind(), placement, index, dash(strings.Join(have, ", ")))
-			}
-			if strategy == "" {
-				if strategy, err = latestStrategy(cmd, c, family, namespace, placement); err != nil {
-					return err
-				}
-			}
-			run := family.NewUpdateRun()
-			// Run names end up in label values (63 characters at most) with a stage's name.
-			run.SetGenerateName(placement[:min(len(placement), 30)] + "-rollback-")
-			run.SetNamespace(namespace)
-			*run.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: strconv.Itoa(index),
-				StagedUpdateStrategyName: strategy, State: placementv1beta1.StateRun}
-			if err := c.Create(ctx, run); err != nil {
-				return explain(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created %s %s: %s %s back to resource snapshot index %d with strategy %s\n",
-				family.UpdateRunKind(), run.GetName(), family.PlacementKind(), placement, index, strategy)
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}
@@ -223,22 +168,4 @@ else the strategy of the placement's latest run.`,
 	cmd.Flags().StringVar(&strategy, "strategy", "", "the staged update strategy (default: that of the placement's latest run)")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "namespace of a ResourcePlacement; a ClusterResourcePlacement when left out")
 	return cmd
-}
-
-// latestStrategy is the strategy of the placement's most recent update run.
-func latestStrategy(cmd *cobra.Command, c client.Reader, family placementv1beta1.Family, namespace, placement string) (string, error) {
-	list := family.NewUpdateRunList()
-	if err := c.List(cmd.Context(), list, client.InNamespace(namespace)); err != nil {
-		return "", explain(err)
-	}
-	var latest placementv1beta1.UpdateRunObj
-	for _, r := range list.UpdateRunObjs() {
-		if r.UpdateRunSpec().PlacementName == placement && (latest == nil || r.GetCreationTimestamp().After(latest.GetCreationTimestamp().Time)) {
-			latest = r
-		}
-	}
-	if latest == nil {
-		return "", fmt.Errorf("no update run of %s %s names a strategy: say which with --strategy", family.PlacementKind(), placement)
-	}
-	return latest.UpdateRunSpec().StagedUpdateStrategyName, nil
 }

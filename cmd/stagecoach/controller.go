@@ -82,7 +82,7 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.pprofAddr, "pprof-bind-address", "0", "address of the Go profiler's /debug/pprof endpoints; 0 disables them")
 	f.StringVar(&opts.dashboardAddr, "dashboard-bind-address", "0", "address of the web dashboard (docs/dashboard.md); 0 disables it")
 	f.StringVar(&opts.dashboardActionsAs, "dashboard-actions-as", "",
-		"turns on the dashboard's actions (approve, suspend, resume, stop), performed as this user, impersonated: its RBAC decides. Empty keeps the dashboard read-only")
+		"turns on the dashboard's actions (approve, suspend, resume, stop, rollback), performed as this user, impersonated: its RBAC decides. Empty keeps the dashboard read-only")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	f.DurationVar(&opts.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a standby replica waits, after the leader last renewed its Lease, before it takes over")

@@ -41,8 +41,9 @@ Events. Pages update by themselves within a second of a change.
 
 It reads the management cluster as kubectl finds it (--kubeconfig, KUBECONFIG, ~/.kube/config),
 with that identity's permissions: what it may not list, the pages say they cannot show. With
---actions the pages also offer to approve a waiting stage, suspend or resume a promotion and stop
-or resume an update run, performed with the same identity.`,
+--actions the pages also offer to approve a waiting stage, suspend, resume or roll back a
+promotion, stop or resume an update run and roll its placement back to an earlier snapshot,
+performed with the same identity.`,
 		Example: `  stagecoach dashboard
   stagecoach dashboard --listen 127.0.0.1:9000 --actions`,
 		Args: cobra.NoArgs,
@@ -69,6 +70,6 @@ or resume an update run, performed with the same identity.`,
 	}
 	kube.add(cmd.Flags())
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8090", "address to serve the dashboard at (port 0: any free port)")
-	cmd.Flags().BoolVar(&actions, "actions", false, "offer actions (approve, suspend, resume, stop) performed with your credentials")
+	cmd.Flags().BoolVar(&actions, "actions", false, "offer actions (approve, suspend, resume, stop, rollback) performed with your credentials")
 	return cmd
 }

@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +39,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -46,6 +48,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
@@ -55,8 +58,8 @@ import (
 // TestDashboard follows a promotion in the dashboard, in headless Chromium, as a person would:
 // the stages in order, dev waiting for approval and approved from the page, prod failing its
 // health check while qa waits its turn in the wave, then both done once prod's gate opens,
-// with the time from the stage's change in the API server to the page; then a cluster's page
-// and the rollout's Events. Screenshots go to $STAGECOACH_ARTIFACTS (default: a temporary
+// with the time from the stage's change in the API server to the page; then a cluster's page,
+// the rollout's Events, and a second version rolled back from the page. Screenshots go to $STAGECOACH_ARTIFACTS (default: a temporary
 // directory), light and dark.
 func TestDashboard(t *testing.T) {
 	browser := chromium(t)
@@ -109,21 +112,9 @@ func TestDashboard(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// until waits for the JavaScript predicate to hold in the page, asking again while a form's
-	// navigation replaces the page.
 	until := func(what, predicate string) {
 		t.Helper()
-		testenv.Eventually(t, timeout, func(context.Context) error {
-			// The tab's context has run once: a deadline derived from it bounds this attempt only.
-			attempt, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			ok, err := chromedp.Run(attempt, chromedp.Evaluate[bool](predicate))
-			if err != nil || !ok {
-				text, _ := chromedp.Run(attempt, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? ""`))
-				return fmt.Errorf("%s: %v; the page reads:\n%s", what, err, text)
-			}
-			return nil
-		})
+		untilPage(t, ctx, what, predicate)
 	}
 	shot := func(name string) {
 		t.Helper()
@@ -206,6 +197,96 @@ func TestDashboard(t *testing.T) {
 	// The rollout's Events, newest first.
 	page("/promotions/dash")
 	until("the timeline has the promotion's Events", `document.querySelectorAll(".timeline li").length > 0`)
+
+	// A second version reaches dev and waits there for its approval; rolled back from the page,
+	// dev runs the first again.
+	v2 := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dash-v2", Namespace: "default"},
+		Data: map[string]string{"cm.yaml": strings.ReplaceAll(content.Data["cm.yaml"], "value: v1", "value: v2")}}
+	if err := c.Create(t.Context(), v2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), v2) })
+	next := []byte(`[{"op": "replace", "path": "/spec/profileSpec/policyRefs/0/name", "value": "dash-v2"}]`)
+	if err := c.Patch(t.Context(), p, client.RawPatch(types.JSONPatchType, next)); err != nil {
+		t.Fatal(err)
+	}
+	waitSettings(t, "dev", ns, "v2")
+	until("the page offers to roll back to the first version", `document.getElementById("action-rollback")?.textContent.startsWith("Roll back to version ")`)
+	shot("dashboard-rollback.png")
+	if err := chromedp.Do(ctx, chromedp.Click("#action-rollback")); err != nil {
+		t.Fatal(err)
+	}
+	until("the page says what the rollback did", `document.querySelector(".flash")?.textContent.startsWith("rolling back ClusterPromotion dash from version ")`)
+	until("the promotion is rolled back", `document.querySelector("#title [data-state]")?.dataset.state === "RolledBack"`)
+	waitSettings(t, "dev", ns, "v1")
+}
+
+// TestDashboardRollbackPlacement rolls a placement back from the page of its latest update run,
+// in headless Chromium: the page offers the snapshot index an earlier run rolled out, and rolling
+// back goes to the page of the run it creates, which puts the first content back on the clusters.
+func TestDashboardRollbackPlacement(t *testing.T) {
+	browser := chromium(t)
+	c := testenv.Client(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dashrun"}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "dashrun"}, Data: map[string]string{"value": "v1"}}
+	all := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "dashrun-all"}}
+	all.Spec.Stages = []placementv1beta1.StageConfig{{Name: "all", LabelSelector: &metav1.LabelSelector{}}}
+	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "dashrun"}}
+	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: "dashrun"}}
+	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType}
+	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	for _, obj := range []client.Object{ns, cm, all, crp} {
+		if err := c.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+	}
+	t.Cleanup(func() { // the runs, the one the dashboard creates included
+		var runs placementv1beta1.ClusterStagedUpdateRunList
+		_ = c.List(context.Background(), &runs)
+		for i := range runs.Items {
+			if runs.Items[i].Spec.PlacementName == "dashrun" {
+				_ = c.Delete(context.Background(), &runs.Items[i])
+			}
+		}
+	})
+	rollOut := func(name string, index int) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			return c.Get(ctx, client.ObjectKey{Name: fmt.Sprintf("dashrun-%d-snapshot", index)}, &placementv1beta1.ClusterResourceSnapshot{})
+		})
+		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		r.Spec.PlacementName, r.Spec.StagedUpdateStrategyName, r.Spec.ResourceSnapshotIndex = "dashrun", "dashrun-all", strconv.Itoa(index)
+		if err := c.Create(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, view.Succeeded, "run", name)
+	}
+	rollOut("dashrun-1", 0)
+	cm.Data["value"] = "v2"
+	if err := c.Update(t.Context(), cm); err != nil {
+		t.Fatal(err)
+	}
+	rollOut("dashrun-2", 1)
+	waitSettings(t, "qa", "dashrun", "v2")
+
+	base := serveDashboard(t, testenv.Fleet.Management.Config, c)
+	ctx := tab(t, browser)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/dashrun-2")); err != nil {
+		t.Fatal(err)
+	}
+	until := func(what, predicate string) {
+		t.Helper()
+		untilPage(t, ctx, what, predicate)
+	}
+	until("the run's page offers index 0", `[...document.querySelectorAll("#rollback-index option")].map(o => o.value).join() === "0"`)
+	if err := chromedp.Do(ctx, chromedp.Click("#action-rollback")); err != nil {
+		t.Fatal(err)
+	}
+	until("the page of the new run says what the rollback did", `location.pathname.startsWith("/runs/dashrun-rollback-") &&
+		/^created ClusterStagedUpdateRun dashrun-rollback-\w+: ClusterResourcePlacement dashrun back to resource snapshot index 0 with strategy dashrun-all$/.test(document.querySelector(".flash")?.textContent)`)
+	until("the rollback run succeeds", `document.querySelector("#title [data-state]")?.dataset.state === "Succeeded"`)
+	waitSettings(t, "qa", "dashrun", "v1")
 }
 
 // TestDashboardAsViewer serves the dashboard with the credentials of someone who may read
@@ -359,6 +440,23 @@ func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan
 		}
 	}()
 	return at
+}
+
+// untilPage waits for the JavaScript predicate to hold in the tab's page, asking again while a
+// form's navigation replaces the page.
+func untilPage(t *testing.T, tab context.Context, what, predicate string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(context.Context) error {
+		// The tab's context has run once: a deadline derived from it bounds this attempt only.
+		attempt, cancel := context.WithTimeout(tab, 10*time.Second)
+		defer cancel()
+		ok, err := chromedp.Run(attempt, chromedp.Evaluate[bool](predicate))
+		if err != nil || !ok {
+			text, _ := chromedp.Run(attempt, chromedp.Evaluate[string](`document.getElementById("main")?.innerText ?? ""`))
+			return fmt.Errorf("%s: %v; the page reads:\n%s", what, err, text)
+		}
+		return nil
+	})
 }
 
 // serveDashboard serves the dashboard as the identity of cfg, with actions by c, on a port of

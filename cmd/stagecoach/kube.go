@@ -31,7 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/operate"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -105,10 +104,4 @@ func (k *kubeFlags) completeNames(newList func(namespace string) client.ObjectLi
 		})
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// getPromotion reads the ClusterPromotion name, or says why it cannot.
-func getPromotion(ctx context.Context, c client.Reader, name string) (*configv1beta1.ClusterPromotion, error) {
-	p, err := operate.Promotion(ctx, c, name)
-	return p, explain(err)
 }

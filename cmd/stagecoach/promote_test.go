@@ -78,6 +78,18 @@ func configMapValue(ctx context.Context, t *testing.T, cluster string) (string, 
 	return cm.Data["value"], nil
 }
 
+// waitSettings waits until ConfigMap namespace/settings on a managed cluster holds value.
+func waitSettings(t *testing.T, cluster, namespace, value string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := managed(t, cluster).CoreV1().ConfigMaps(namespace).Get(ctx, "settings", metav1.GetOptions{})
+		if err != nil || got.Data["value"] != value {
+			return fmt.Errorf("%s runs %v (%v), want %s", cluster, got.Data, err, value)
+		}
+		return nil
+	})
+}
+
 // TestPromotionCommands follows a promotion the way an operator would, with the command line
 // alone: status while it waits for approval at dev, approve (prod ahead of time; refused for a
 // stage not reached without --ahead), --watch until it has gone through every stage, get, suspend and resume, then a second version

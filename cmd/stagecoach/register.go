@@ -17,24 +17,15 @@ limitations under the License.
 package main
 
 import (
-	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
-	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
@@ -42,33 +33,31 @@ import (
 // and no longer asks for, and leaves what others set.
 const cliFieldManager = "stagecoach-cli"
 
-// registration names a managed cluster in the management cluster, as sveltosctl does.
-type registration struct {
+// clusterFlags name a managed cluster in the management cluster, as sveltosctl's do.
+type clusterFlags struct {
 	kube               kubeFlags
 	namespace, cluster string
 }
 
 // add adds the flags both register and unregister take. --kubeconfig is the managed cluster's,
 // as with sveltosctl: the management cluster is read from KUBECONFIG or --management-kubeconfig.
-func (r *registration) add(cmd *cobra.Command) {
+func (r *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.kube.kubeconfig, "management-kubeconfig", "", "kubeconfig of the management cluster (default: KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&r.kube.context, "context", "", "kubeconfig context of the management cluster (default: the current context)")
 	cmd.Flags().StringVar(&r.namespace, "namespace", "", "namespace of the SveltosCluster (required)")
 	cmd.Flags().StringVar(&r.cluster, "cluster", "", "name of the SveltosCluster (required)")
 }
 
-func (r *registration) check() error {
+func (r *clusterFlags) check() error {
 	if r.namespace == "" || r.cluster == "" {
 		return fmt.Errorf("--namespace and --cluster are required: they name the SveltosCluster")
 	}
 	return nil
 }
 
-func (r *registration) secretName() string { return r.cluster + "-sveltos-kubeconfig" }
-
 func newRegisterCommand() *cobra.Command {
 	var (
-		reg        registration
+		reg        clusterFlags
 		kubeconfig string
 		labelList  string
 		member     bool
@@ -107,18 +96,20 @@ plugin, reads files, or skips TLS verification) is refused here, with the reason
 			if err != nil {
 				return err
 			}
-			if err := reg.apply(cmd.Context(), c, data, set, member); err != nil {
+			err = registration.Register(cmd.Context(), c, registration.Cluster{Namespace: reg.namespace, Name: reg.cluster,
+				Labels: set, Kubeconfig: data, Member: member, Manager: cliFieldManager, CreateNamespace: true})
+			if err != nil {
 				return explain(err)
 			}
 			what := fmt.Sprintf("SveltosCluster %s/%s", reg.namespace, reg.cluster)
 			if member {
 				what += " and MemberCluster " + reg.cluster
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "registered %s, kubeconfig in Secret %s/%s\n", what, reg.namespace, reg.secretName())
+			fmt.Fprintf(cmd.OutOrStdout(), "registered %s, kubeconfig in Secret %s/%s\n", what, reg.namespace, registration.SecretName(reg.cluster))
 			if !waitReady {
 				return nil
 			}
-			if err := reg.waitReady(cmd.Context(), c, timeout); err != nil {
+			if err := registration.WaitReady(cmd.Context(), c, reg.namespace, reg.cluster, timeout); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "SveltosCluster %s/%s is ready\n", reg.namespace, reg.cluster)
@@ -136,59 +127,8 @@ plugin, reads files, or skips TLS verification) is refused here, with the reason
 	return cmd
 }
 
-// apply writes the Secret, the SveltosCluster and, with member, the MemberCluster.
-func (r *registration) apply(ctx context.Context, c client.Client, kubeconfig []byte, set labels.Set, member bool) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.namespace}}
-	if err := c.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
-		return err // without the right to create namespaces, the one named must exist
-	}
-	labelMap := map[string]any{}
-	for k, v := range set {
-		labelMap[k] = v
-	}
-	objs := []map[string]any{
-		{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": r.secretName(), "namespace": r.namespace},
-			"type": "Opaque", "data": map[string]any{clusterv1beta1.KubeconfigSecretKey: base64.StdEncoding.EncodeToString(kubeconfig)}},
-		{"apiVersion": libv1beta1.GroupVersion.String(), "kind": "SveltosCluster",
-			"metadata": map[string]any{"name": r.cluster, "namespace": r.namespace, "labels": labelMap},
-			"spec":     map[string]any{"kubeconfigName": r.secretName(), "kubeconfigKeyName": clusterv1beta1.KubeconfigSecretKey}},
-	}
-	if member {
-		objs = append(objs, map[string]any{"apiVersion": clusterv1beta1.GroupVersion.String(), "kind": "MemberCluster",
-			"metadata": map[string]any{"name": r.cluster, "labels": labelMap,
-				"annotations": map[string]any{clusterv1beta1.KubeconfigSecretAnnotation: r.namespace + "/" + r.secretName()}},
-			"spec": map[string]any{"identity": map[string]any{"kind": "User", "name": cliFieldManager, "apiGroup": "rbac.authorization.k8s.io"}}})
-	}
-	for _, obj := range objs {
-		u := &unstructured.Unstructured{Object: obj}
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(cliFieldManager), client.ForceOwnership); err != nil {
-			return fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err)
-		}
-	}
-	return nil
-}
-
-// waitReady waits until the controller reports the SveltosCluster ready, or says why it is not.
-func (r *registration) waitReady(ctx context.Context, c client.Client, timeout time.Duration) error {
-	cl := &libv1beta1.SveltosCluster{}
-	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		if err := c.Get(ctx, client.ObjectKey{Namespace: r.namespace, Name: r.cluster}, cl); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		return cl.Status.Ready, nil
-	})
-	if err == nil {
-		return nil
-	}
-	why := "the controller has not reported on it (is it running?)"
-	if cl.Status.FailureMessage != nil {
-		why = *cl.Status.FailureMessage
-	}
-	return fmt.Errorf("SveltosCluster %s/%s is not ready after %s: %s", r.namespace, r.cluster, timeout, why)
-}
-
 func newUnregisterCommand() *cobra.Command {
-	var reg registration
+	var reg clusterFlags
 	cluster := &cobra.Command{
 		Use:   "cluster --namespace NS --cluster NAME",
 		Short: "Unregister a managed cluster: its SveltosCluster, its MemberCluster if it has one, and its kubeconfig Secret",
@@ -201,28 +141,11 @@ func newUnregisterCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			sc := &libv1beta1.SveltosCluster{ObjectMeta: metav1.ObjectMeta{Namespace: reg.namespace, Name: reg.cluster}}
-			if err := c.Delete(ctx, sc); err != nil {
+			msg, err := registration.Unregister(cmd.Context(), c, reg.namespace, reg.cluster)
+			if err != nil {
 				return explain(view.NotFound(err, "SveltosCluster", reg.namespace, reg.cluster))
 			}
-			removed := fmt.Sprintf("SveltosCluster %s/%s", reg.namespace, reg.cluster)
-			// The MemberCluster of the same name goes only if it reads this cluster's Secret.
-			m := &clusterv1beta1.MemberCluster{}
-			err = c.Get(ctx, client.ObjectKey{Name: reg.cluster}, m)
-			if err == nil && m.Annotations[clusterv1beta1.KubeconfigSecretAnnotation] == reg.namespace+"/"+reg.secretName() {
-				if err := c.Delete(ctx, m); client.IgnoreNotFound(err) != nil {
-					return explain(err)
-				}
-				removed += ", MemberCluster " + reg.cluster
-			} else if client.IgnoreNotFound(err) != nil {
-				return explain(err)
-			}
-			secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: reg.namespace, Name: reg.secretName()}}
-			if err := c.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
-				return explain(err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "unregistered %s and Secret %s/%s\n", removed, reg.namespace, reg.secretName())
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
 			return nil
 		},
 	}

@@ -75,16 +75,6 @@ func TestRunCommands(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = c.Delete(context.Background(), r) })
 	}
-	qaRuns := func(value string) {
-		t.Helper()
-		testenv.Eventually(t, timeout, func(ctx context.Context) error {
-			got, err := managed(t, "qa").CoreV1().ConfigMaps("clirun").Get(ctx, "settings", metav1.GetOptions{})
-			if err != nil || got.Data["value"] != value {
-				return fmt.Errorf("qa runs %v (%v), want %s", got.Data, err, value)
-			}
-			return nil
-		})
-	}
 
 	snapshot(0)
 	start("clirun-1", "0")
@@ -107,7 +97,7 @@ func TestRunCommands(t *testing.T) {
 		t.Fatalf("approve run: %v: %q", err, out)
 	}
 	waitState(t, view.Succeeded, "run", "clirun-1")
-	qaRuns("v1")
+	waitSettings(t, "qa", "clirun", "v1")
 
 	cm.Data["value"] = "v2"
 	if err := c.Update(t.Context(), cm); err != nil {
@@ -128,7 +118,7 @@ func TestRunCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, view.Succeeded, "run", "clirun-2")
-	qaRuns("v2")
+	waitSettings(t, "qa", "clirun", "v2")
 	out, err := stagecoach(t, "get", "runs")
 	if err != nil || !regexp.MustCompile(`(?m)^-\s+clirun-2\s+clirun\s+1\s+-\s+Succeeded\s`).MatchString(out) {
 		t.Errorf("get runs (%v):\n%s", err, out)
@@ -147,5 +137,5 @@ func TestRunCommands(t *testing.T) {
 		_ = c.Delete(context.Background(), &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: m[1]}})
 	})
 	waitState(t, view.Succeeded, "run", m[1])
-	qaRuns("v1")
+	waitSettings(t, "qa", "clirun", "v1")
 }

@@ -26,11 +26,10 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
@@ -165,26 +164,19 @@ func (b *bench) register(ctx context.Context) error {
 	if err := b.apply(ctx, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", fleetNamespace)); err != nil {
 		return err
 	}
-	cfg := rest.CopyConfig(b.mgmt.Management.Config)
-	cfg.QPS = -1
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
 	clusters := b.sim.Clusters()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(32)
 	for i, c := range clusters {
 		g.Go(func() error {
-			return sandbox.Register(gctx, cs, dyn, sandbox.Registration{
+			return registration.Register(gctx, b.client, registration.Cluster{
 				Namespace:  fleetNamespace,
 				Name:       c.Name(),
 				Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
 				Kubeconfig: c.Kubeconfig(),
+				Member:     true,
+				Manager:    sandbox.FieldManager,
+				Identity:   sandbox.AdminUser,
 			})
 		})
 	}

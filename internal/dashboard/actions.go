@@ -19,8 +19,10 @@ package dashboard
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -44,6 +46,9 @@ func (s *Server) actions() {
 	s.act("/promotions/{name}/resume", func(r *http.Request) (string, error) {
 		return operate.SuspendPromotion(r.Context(), w, r.PathValue("name"), false)
 	})
+	s.act("/promotions/{name}/rollback", func(r *http.Request) (string, error) {
+		return operate.RollbackPromotion(r.Context(), w, r.PathValue("name"))
+	})
 	for _, base := range []string{"/runs/{name}", "/namespaces/{namespace}/runs/{name}"} {
 		s.act(base+"/approve", func(r *http.Request) (string, error) {
 			return operate.ApproveRun(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), r.PostFormValue("stage"), by)
@@ -54,13 +59,42 @@ func (s *Server) actions() {
 		s.act(base+"/resume", func(r *http.Request) (string, error) {
 			return operate.SetRunState(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), placementv1beta1.StateRun)
 		})
+		s.actTo(base+"/rollback", s.rollbackPlacement)
 	}
+}
+
+// rollbackPlacement puts the placement of the run on the page back on the resource snapshot
+// index posted, with the strategy of its latest run, and goes to the page of the run it creates.
+func (s *Server) rollbackPlacement(r *http.Request) (string, string, error) {
+	ctx, namespace := r.Context(), r.PathValue("namespace")
+	index, err := strconv.Atoi(r.PostFormValue("index"))
+	if err != nil {
+		return "", "", fmt.Errorf("choose the resource snapshot index to roll back to (got %q)", r.PostFormValue("index"))
+	}
+	run, err := operate.Run(ctx, s.opts.Writer, namespace, r.PathValue("name"))
+	if err != nil {
+		return "", "", err
+	}
+	msg, created, err := operate.RollbackPlacement(ctx, s.opts.Writer, namespace, run.UpdateRunSpec().PlacementName, index, "")
+	if err != nil {
+		return "", "", err
+	}
+	return msg, runHref(namespace, created.GetName()), nil
 }
 
 // act serves the action do at path, then sends the viewer back to the rollout's page.
 func (s *Server) act(pattern string, do func(*http.Request) (string, error)) {
-	s.mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
+	s.actTo(pattern, func(r *http.Request) (string, string, error) {
 		msg, err := do(r)
+		return msg, "", err
+	})
+}
+
+// actTo serves the action do at path, then sends the viewer to the page do names, or else back
+// to the rollout's page.
+func (s *Server) actTo(pattern string, do func(*http.Request) (msg, to string, err error)) {
+	s.mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
+		msg, to, err := do(r)
 		f := flash{Text: msg}
 		if err != nil {
 			f = flash{Error: true, Text: err.Error()}
@@ -72,7 +106,10 @@ func (s *Server) act(pattern string, do func(*http.Request) (string, error)) {
 			s.opts.Log.Info("dashboard action", "path", r.URL.Path, "result", msg)
 		}
 		setFlash(w, f)
-		http.Redirect(w, r, path.Dir(r.URL.Path), http.StatusSeeOther)
+		if to == "" || err != nil {
+			to = path.Dir(r.URL.Path)
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
 	})
 }
 

@@ -35,8 +35,8 @@ import (
 
 // Options configure a dashboard.
 type Options struct {
-	// Writer performs the actions (approve, suspend, resume, stop) with its identity; nil turns
-	// them off and the pages offer none.
+	// Writer performs the actions (approve, suspend, resume, stop, rollback) with its identity;
+	// nil turns them off and the pages offer none.
 	Writer client.Client
 	// ActingAs says, on the pages, whose permissions the actions use.
 	ActingAs string

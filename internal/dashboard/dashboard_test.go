@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -359,4 +361,92 @@ func BenchmarkLargeStage(b *testing.B) {
 		size = len(out)
 	}
 	b.ReportMetric(float64(size)/1024, "KiB/page")
+}
+
+// TestRollbackActions: a promotion past its last known good version offers to go back to it; an
+// update run offers its placement's earlier indices that a run rolled out to the end, and
+// rolling back goes to the page of the run it creates.
+func TestRollbackActions(t *testing.T) {
+	p := promotion()
+	p.Status.ProfileSpecHash = []byte{0x22, 0x22, 0x22, 0x22}
+	p.Status.LastKnownGood = &configv1beta1.KnownGoodVersion{ProfileSpecHash: []byte{0x11, 0x11, 0x11, 0x11}}
+	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "app"}}
+	objs := []client.Object{p, crp}
+	for i := range 3 {
+		snap := &placementv1beta1.ClusterResourceSnapshot{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%d-snapshot", i),
+			Labels:      map[string]string{placementv1beta1.PlacementTrackingLabel: "app", placementv1beta1.ResourceIndexLabel: fmt.Sprint(i)},
+			Annotations: map[string]string{placementv1beta1.ResourceGroupHashAnnotation: "abc"}}}
+		run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("app-%d", i),
+			CreationTimestamp: metav1.NewTime(now.Add(time.Duration(i) * time.Minute))}}
+		run.Spec = placementv1beta1.UpdateRunSpec{PlacementName: "app", ResourceSnapshotIndex: fmt.Sprint(i), StagedUpdateStrategyName: "staged"}
+		if i < 2 { // the last run is under way
+			run.Status.Conditions = []metav1.Condition{{Type: string(placementv1beta1.StagedUpdateRunConditionSucceeded),
+				Status: metav1.ConditionTrue, Reason: "Succeeded", LastTransitionTime: metav1.NewTime(now)}}
+		}
+		objs = append(objs, snap, run)
+	}
+	srv, c := newTestServer(t, nil, objs...)
+	get := func(path string) string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d\n%s", path, rec.Code, rec.Body.String())
+		}
+		return rec.Body.String()
+	}
+	post := func(path string, form url.Values) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec
+	}
+
+	if html := get("/promotions/web"); !strings.Contains(html, `<form method="post" action="/promotions/web/rollback"><button id="action-rollback" type="submit">Roll back to version 11111111</button></form>`) {
+		t.Errorf("the promotion's page does not offer its rollback:\n%s", html)
+	}
+	rec := post("/promotions/web/rollback", nil)
+	got := &configv1beta1.ClusterPromotion{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: "web"}, got); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/promotions/web" || got.Annotations[configv1beta1.RollbackAnnotation] != "22222222" {
+		t.Errorf("rollback: %d to %q, annotations %v", rec.Code, rec.Header().Get("Location"), got.Annotations)
+	}
+
+	// Run app-2 rolls out index 2: indices 1 and 0 went through before, newest first.
+	html := get("/runs/app-2")
+	if !strings.Contains(html, `<select id="rollback-index" name="index"><option value="1">index 1</option><option value="0">index 0</option></select>`) ||
+		!strings.Contains(html, "Roll ClusterResourcePlacement app back to resource snapshot") {
+		t.Errorf("the run's page does not offer the indices to roll back to:\n%s", html)
+	}
+	if html := get("/runs/app-0"); strings.Contains(html, `id="action-rollback"`) {
+		t.Errorf("the first run's page offers a rollback:\n%s", html)
+	}
+	rec = post("/runs/app-2/rollback", url.Values{"index": {"0"}})
+	to := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(to, "/runs/app-rollback-") {
+		t.Fatalf("rollback placement: %d to %q", rec.Code, to)
+	}
+	created := &placementv1beta1.ClusterStagedUpdateRun{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: strings.TrimPrefix(to, "/runs/")}, created); err != nil ||
+		created.Spec.ResourceSnapshotIndex != "0" || created.Spec.StagedUpdateStrategyName != "staged" {
+		t.Errorf("the run created: %+v (%v)", created.Spec, err)
+	}
+	rec = post("/runs/app-2/rollback", url.Values{"index": {"7"}})
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/runs/app-2" {
+		t.Errorf("a refused rollback goes to %q (%d), want back to the run", rec.Header().Get("Location"), rec.Code)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/runs/app-2", nil)
+	for _, ck := range rec.Result().Cookies() {
+		req.AddCookie(ck)
+	}
+	page := httptest.NewRecorder()
+	srv.ServeHTTP(page, req)
+	if !strings.Contains(page.Body.String(), "ClusterResourcePlacement app has no resource snapshot index 7; it has 0, 1, 2") {
+		t.Errorf("the page after a refused rollback:\n%s", page.Body.String())
+	}
 }

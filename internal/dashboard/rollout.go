@@ -18,11 +18,15 @@ package dashboard
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -39,6 +43,12 @@ type rolloutBody struct {
 	Events []event
 	// The actions the rollout offers as a whole: suspend a promotion, stop a run, resume either.
 	Suspend, Stop, Resume bool
+	// RollbackTo offers to roll a promotion back to this version, its last known good one.
+	RollbackTo string
+	// RollbackIndices offer to put a run's Placement back on one of these resource snapshot
+	// indices, newest first.
+	RollbackIndices []int
+	Placement       string
 }
 
 // stageBody is one stage of the pipeline.
@@ -91,6 +101,9 @@ func (s *Server) promotion(r *http.Request) (*pageData, error) {
 			body.Stages[i].Approve = approvable(p, body.Stages[i].Name)
 		}
 		body.Suspend, body.Resume = !p.Spec.Suspend, p.Spec.Suspend
+		if rolling, err := operate.CanRollBack(p); err == nil && !rolling {
+			body.RollbackTo = view.Version(p.Status.LastKnownGood.ProfileSpecHash)
+		}
 	}
 	refs := []objectRef{{Kind: "ClusterPromotion", Name: name}}
 	for _, st := range p.Spec.Stages {
@@ -145,6 +158,10 @@ func (s *Server) run(r *http.Request) (*pageData, error) {
 			stopped := run.UpdateRunSpec().State == placementv1beta1.StateStop
 			body.Stop, body.Resume = !stopped, stopped
 		}
+		if body.RollbackIndices, err = s.rollbackIndices(ctx, run); err != nil {
+			return nil, err
+		}
+		body.Placement = placementv1beta1.FamilyOf(run).PlacementKind() + " " + run.UpdateRunSpec().PlacementName
 	}
 	kind := placementv1beta1.FamilyOf(run).UpdateRunKind()
 	if body.Events, err = s.events(ctx, []objectRef{{Kind: kind, Namespace: namespace, Name: name}}); err != nil {
@@ -155,6 +172,39 @@ func (s *Server) run(r *http.Request) (*pageData, error) {
 		title = kind + " " + namespace + "/" + name
 	}
 	return &pageData{Title: title, Crumbs: []crumb{{Text: title}}, Body: body}, nil
+}
+
+// rollbackIndices are the resource snapshot indices, newest first, that the run's placement can
+// go back to: those below the run's own that a run of the placement rolled out to the end.
+func (s *Server) rollbackIndices(ctx context.Context, run placementv1beta1.UpdateRunObj) ([]int, error) {
+	current, err := strconv.Atoi(snapshotIndex(run))
+	if err != nil {
+		return nil, nil // the run has not resolved its index yet
+	}
+	runs := placementv1beta1.FamilyOf(run).NewUpdateRunList()
+	if err := s.src.List(ctx, runs, client.InNamespace(run.GetNamespace())); err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, r := range runs.UpdateRunObjs() {
+		if r.UpdateRunSpec().PlacementName != run.UpdateRunSpec().PlacementName {
+			continue
+		}
+		if state, _ := view.RunState(r); state != view.Succeeded {
+			continue
+		}
+		if i, err := strconv.Atoi(snapshotIndex(r)); err == nil && i < current && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// snapshotIndex is the resource snapshot index the run rolls out, as it resolved it.
+func snapshotIndex(run placementv1beta1.UpdateRunObj) string {
+	return cmp.Or(run.UpdateRunStatus().ResourceSnapshotIndexUsed, run.UpdateRunSpec().ResourceSnapshotIndex)
 }
 
 // runHref is the page of the update run namespace/name.

@@ -91,7 +91,7 @@ func (p pki) generate() error {
 		return err
 	}
 	admin := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "sandbox-admin", Organization: []string{"system:masters"}},
+		Subject:     pkix.Name{CommonName: AdminUser, Organization: []string{"system:masters"}},
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,123 +31,53 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stagecoach-dev/stagecoach/config/crd"
+	"github.com/stagecoach-dev/stagecoach/internal/registration"
 )
 
-const fieldManager = "stagecoach-sandbox"
+// FieldManager owns what the sandbox applies to its clusters, the registrations included.
+const FieldManager = "stagecoach-sandbox"
+
+// AdminUser is the user the sandbox's kubeconfigs authenticate as, and the identity its
+// MemberClusters name.
+const AdminUser = "sandbox-admin"
 
 var (
 	getOpts   = metav1.GetOptions{}
-	applyOpts = metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+	applyOpts = metav1.ApplyOptions{FieldManager: FieldManager, Force: true}
 
-	crdGVR            = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	sveltosClusterGVR = schema.GroupVersionResource{Group: "lib.projectsveltos.io", Version: "v1beta1", Resource: "sveltosclusters"}
-	memberClusterGVR  = schema.GroupVersionResource{Group: "cluster.kubernetes-fleet.io", Version: "v1beta1", Resource: "memberclusters"}
+	crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
 
-// KubeconfigSecretName is the Secret holding a managed cluster's kubeconfig, in the namespace
-// named after the cluster, under the key KubeconfigSecretKey (the SveltosCluster convention).
-func KubeconfigSecretName(cluster string) string { return cluster + "-sveltos-kubeconfig" }
-
-// KubeconfigSecretKey is the key of the kubeconfig in KubeconfigSecretName.
-const KubeconfigSecretKey = "kubeconfig"
-
-// memberKubeconfigAnnotation tells Stagecoach where a MemberCluster's kubeconfig is (push mode).
-const memberKubeconfigAnnotation = "stagecoach.dev/kubeconfig-secret"
-
 // registerClusters installs the CRDs in the management cluster and registers every managed
-// cluster as a SveltosCluster and a MemberCluster, both carrying the cluster's labels.
+// cluster, in the namespace named after it, as a SveltosCluster and a MemberCluster, both
+// carrying the cluster's labels.
 func (l layout) registerClusters(ctx context.Context, cfg *rest.Config, st *state) error {
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
 	if err := InstallCRDs(ctx, cfg); err != nil {
 		return err
 	}
-	for _, c := range st.Clusters {
-		if !c.Managed {
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	for _, cl := range st.Clusters {
+		if !cl.Managed {
 			continue
 		}
-		kubeconfig, err := os.ReadFile(l.kubeconfig(c.Name))
+		kubeconfig, err := os.ReadFile(l.kubeconfig(cl.Name))
 		if err != nil {
 			return err
 		}
-		if err := registerCluster(ctx, cs, dyn, c, kubeconfig); err != nil {
-			return fmt.Errorf("registering %s: %w", c.Name, err)
+		err = registration.Register(ctx, c, registration.Cluster{Namespace: cl.Name, Name: cl.Name, Labels: cl.Labels,
+			Kubeconfig: kubeconfig, Member: true, Manager: FieldManager, Identity: AdminUser, CreateNamespace: true})
+		if err != nil {
+			return fmt.Errorf("registering %s: %w", cl.Name, err)
 		}
 	}
 	return nil
-}
-
-func registerCluster(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, c clusterState, kubeconfig []byte) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.Name}}
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return Register(ctx, cs, dyn, Registration{Namespace: c.Name, Name: c.Name, Labels: c.Labels, Kubeconfig: kubeconfig})
-}
-
-// Registration is a managed cluster to register with the management cluster.
-type Registration struct {
-	// Namespace holds the SveltosCluster and the kubeconfig Secret; it must exist.
-	Namespace, Name string
-	Labels          map[string]string
-	// Annotations go on the SveltosCluster and the MemberCluster (a shard key, say).
-	Annotations map[string]string
-	Kubeconfig  []byte
-}
-
-// Register records a managed cluster in the management cluster as a platform team's pipeline
-// would: its kubeconfig in a Secret, a SveltosCluster and a MemberCluster naming that Secret,
-// both with the cluster's labels.
-func Register(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, r Registration) error {
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: KubeconfigSecretName(r.Name), Namespace: r.Namespace},
-		Data:       map[string][]byte{KubeconfigSecretKey: r.Kubeconfig},
-	}
-	if _, err := cs.CoreV1().Secrets(r.Namespace).Create(ctx, secret, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		_, err = cs.CoreV1().Secrets(r.Namespace).Update(ctx, secret, metav1.UpdateOptions{})
-		if err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	labels, annotations := map[string]any{}, map[string]any{}
-	for k, v := range r.Labels {
-		labels[k] = v
-	}
-	for k, v := range r.Annotations {
-		annotations[k] = v
-	}
-	sveltos := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "lib.projectsveltos.io/v1beta1",
-		"kind":       "SveltosCluster",
-		"metadata":   map[string]any{"name": r.Name, "namespace": r.Namespace, "labels": labels, "annotations": annotations},
-		"spec":       map[string]any{"kubeconfigName": KubeconfigSecretName(r.Name), "kubeconfigKeyName": KubeconfigSecretKey},
-	}}
-	if _, err := dyn.Resource(sveltosClusterGVR).Namespace(r.Namespace).Apply(ctx, r.Name, sveltos, applyOpts); err != nil {
-		return err
-	}
-	memberAnnotations := maps.Clone(annotations)
-	memberAnnotations[memberKubeconfigAnnotation] = r.Namespace + "/" + KubeconfigSecretName(r.Name)
-	member := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "cluster.kubernetes-fleet.io/v1beta1",
-		"kind":       "MemberCluster",
-		"metadata":   map[string]any{"name": r.Name, "labels": labels, "annotations": memberAnnotations},
-		"spec": map[string]any{"identity": map[string]any{
-			"kind": "User", "name": "sandbox-admin", "apiGroup": "rbac.authorization.k8s.io",
-		}},
-	}}
-	_, err := dyn.Resource(memberClusterGVR).Apply(ctx, r.Name, member, applyOpts)
-	return err
 }
 
 // InstallCRDs applies every Stagecoach CRD to the cluster and waits until each is established.

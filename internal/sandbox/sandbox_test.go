@@ -31,9 +31,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 )
 
 func TestParseClusterSpec(t *testing.T) {
@@ -150,6 +154,11 @@ func TestSandboxLifecycle(t *testing.T) {
 	}
 }
 
+var (
+	sveltosClusterGVR = libv1beta1.GroupVersion.WithResource("sveltosclusters")
+	memberClusterGVR  = clusterv1beta1.GroupVersion.WithResource("memberclusters")
+)
+
 func checkRegistration(ctx context.Context, t *testing.T, fleet *Fleet) {
 	t.Helper()
 	dyn := dynamic.NewForConfigOrDie(fleet.Management.Config)
@@ -167,12 +176,18 @@ func checkRegistration(ctx context.Context, t *testing.T, fleet *Fleet) {
 	if mc.GetLabels()["env"] != "prod" {
 		t.Errorf("MemberCluster b labels %v, want env=prod", mc.GetLabels())
 	}
+	if got := mc.GetAnnotations()[clusterv1beta1.KubeconfigSecretAnnotation]; got != "b/b-sveltos-kubeconfig" {
+		t.Errorf("MemberCluster b names the kubeconfig Secret %q, want b/b-sveltos-kubeconfig", got)
+	}
+	if identity, _, _ := unstructured.NestedString(mc.Object, "spec", "identity", "name"); identity != AdminUser {
+		t.Errorf("MemberCluster b has identity %q, want %s", identity, AdminUser)
+	}
 	mgmt := kubernetes.NewForConfigOrDie(fleet.Management.Config)
 	secret, err := mgmt.CoreV1().Secrets("a").Get(ctx, "a-sveltos-kubeconfig", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("kubeconfig Secret: %v", err)
 	}
-	if strings.Contains(string(secret.Data[KubeconfigSecretKey]), "insecure-skip-tls-verify") {
+	if strings.Contains(string(secret.Data[clusterv1beta1.KubeconfigSecretKey]), "insecure-skip-tls-verify") {
 		t.Error("the registered kubeconfig skips TLS verification")
 	}
 }

@@ -25,10 +25,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
@@ -46,9 +45,7 @@ func simulatedFleet(t *testing.T, n int, rollout scalerollout.Rollout, annotate 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sim.Close() })
-	cfg := testenv.Fleet.Management.Config
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	mgmt := testenv.Client(t)
 	apply(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: scale}")
 	clusters := sim.Clusters()
 	for i, c := range clusters {
@@ -59,20 +56,20 @@ func simulatedFleet(t *testing.T, n int, rollout scalerollout.Rollout, annotate 
 		case i < 4:
 			stage = scalerollout.Stages[1]
 		}
-		reg := sandbox.Registration{
+		reg := registration.Cluster{
 			Namespace: "scale", Name: c.Name(), Labels: map[string]string{rollout.StageLabel: stage}, Kubeconfig: c.Kubeconfig(),
+			Member: true, Manager: sandbox.FieldManager, Identity: sandbox.AdminUser,
 		}
 		if annotate != nil {
 			reg.Annotations = annotate(i)
 		}
-		if err := sandbox.Register(t.Context(), cs, dyn, reg); err != nil {
+		if err := registration.Register(t.Context(), mgmt, reg); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c := testenv.Client(t)
 	testenv.Eventually(t, 2*time.Minute, func(ctx context.Context) error {
 		for _, sc := range clusters {
-			u := get(ctx, c, "lib.projectsveltos.io/v1beta1", "SveltosCluster", "scale", sc.Name())
+			u := get(ctx, mgmt, "lib.projectsveltos.io/v1beta1", "SveltosCluster", "scale", sc.Name())
 			if ready, _, _ := unstructured.NestedBool(u.Object, "status", "ready"); !ready {
 				return fmt.Errorf("SveltosCluster %s is not ready", sc.Name())
 			}

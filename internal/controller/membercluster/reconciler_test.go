@@ -47,6 +47,7 @@ import (
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
@@ -99,7 +100,7 @@ func TestMemberClusterConnectivity(t *testing.T) {
 	waitForJoined(t, c, "unannotated", metav1.ConditionFalse, fleet.ReasonKubeconfigNotFound,
 		"the MemberCluster has no stagecoach.dev/kubeconfig-secret annotation")
 	before := unannotated.DeepCopy()
-	unannotated.Annotations = map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "m/" + sandbox.KubeconfigSecretName("m")}
+	unannotated.Annotations = map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "m/" + registration.SecretName("m")}
 	if err := c.Patch(ctx, unannotated, client.MergeFrom(before)); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestMemberClusterConnectivity(t *testing.T) {
 func testLeave(t *testing.T, c client.Client) {
 	ctx := t.Context()
 	skip := &clusterv1beta1.MemberCluster{
-		ObjectMeta: metav1.ObjectMeta{Name: "skip", Annotations: map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "m/" + sandbox.KubeconfigSecretName("m")}},
+		ObjectMeta: metav1.ObjectMeta{Name: "skip", Annotations: map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "m/" + registration.SecretName("m")}},
 		Spec: clusterv1beta1.MemberClusterSpec{Identity: rbacv1.Subject{Kind: "User", Name: "nobody", APIGroup: rbacv1.GroupName},
 			DeleteOptions: &clusterv1beta1.DeleteOptions{ValidationMode: clusterv1beta1.DeleteValidationModeSkip}},
 	}

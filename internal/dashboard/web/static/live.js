@@ -41,9 +41,16 @@
       conn.className = "conn off";
     });
     source.addEventListener("update", function (e) {
-      // Keep the viewer's place: the focused control, found again by its id.
+      // Keep the viewer's place: the focused control, found again by its id, and the choice
+      // made in each list.
       var focused = document.activeElement && document.activeElement.id;
+      var chosen = {};
+      live.querySelectorAll("select[id]").forEach(function (el) { chosen[el.id] = el.value; });
       live.innerHTML = e.data;
+      Object.keys(chosen).forEach(function (id) {
+        var el = document.getElementById(id);
+        if (el && el.querySelector('option[value="' + chosen[id] + '"]')) el.value = chosen[id];
+      });
       if (focused) {
         var again = document.getElementById(focused);
         if (again) again.focus();
