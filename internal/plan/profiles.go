@@ -87,7 +87,7 @@ func (p *Planner) profileStage(ctx context.Context, name string, profile *config
 			return Change{}, err
 		}
 		cs := &configv1beta1.ClusterSummary{
-			ObjectMeta: metav1.ObjectMeta{Name: clusterprofile.SummaryName(profile.Name, n), Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: configv1beta1.ClusterSummaryName(profile.Name, n), Namespace: ns},
 			Spec: configv1beta1.ClusterSummarySpec{
 				ClusterNamespace: ns, ClusterName: n, ClusterType: libv1beta1.ClusterTypeSveltos, ClusterProfileSpec: profile.Spec,
 			},

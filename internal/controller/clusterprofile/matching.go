@@ -107,28 +107,6 @@ func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Info
 	return refs, unavailable, nil
 }
 
-// ObservedMatching is how many clusters the profile matched when its controller last wrote its
-// status, counted or listed.
-func ObservedMatching(st *configv1beta1.Status) int {
-	if st.ClusterCounts != nil {
-		return int(st.ClusterCounts.Matching)
-	}
-	return len(st.MatchingClusterRefs)
-}
-
-// Selects reports whether the profile's own clusterSelector or clusterRefs pick the cluster,
-// whether or not it is being deleted (profiles depending on it aside).
-func Selects(spec *configv1beta1.Spec, cl *libv1beta1.SveltosCluster) bool {
-	if !spec.ClusterSelector.IsEmpty() {
-		if sel, err := spec.ClusterSelector.ToSelector(); err == nil && sel.Matches(labels.Set(cl.Labels)) {
-			return true
-		}
-	}
-	return slices.ContainsFunc(spec.ClusterRefs, func(ref corev1.ObjectReference) bool {
-		return (ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind) && ref.Namespace == cl.Namespace && ref.Name == cl.Name
-	})
-}
-
 // unavailability says, for each paused or unreachable cluster, why it cannot make progress now.
 func unavailability(clusters []*libv1beta1.SveltosCluster) map[clusterKey]string {
 	out := map[clusterKey]string{}

@@ -41,7 +41,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
@@ -171,7 +170,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		}
 		// A cluster that keeps failing holds its update slot; the status says why.
 		if cs := byCluster[cluster]; cs != nil && err == nil {
-			if msg := clustersummary.Failure(cs); msg != "" {
+			if msg := cs.Failure(); msg != "" {
 				failed = append(failed, failedCluster(profile.Status.FailedClusters, cluster, errors.New(msg)))
 			}
 		}

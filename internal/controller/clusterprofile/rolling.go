@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -51,7 +50,7 @@ func rolloutTargets(profile *configv1beta1.ClusterProfile, content map[string]st
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k]}
 		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(profile, content, cs) {
 			t.State = rollout.Updating
-			if clustersummary.Provisioned(cs) {
+			if cs.Provisioned() {
 				t.State = rollout.Updated
 			}
 		}

@@ -30,17 +30,11 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
-// SummaryName is the name of the ClusterSummary of a profile for a SveltosCluster, as Sveltos
-// names it, so that existing ClusterSummaries are adopted.
-func SummaryName(profile, cluster string) string {
-	return profile + "-sveltos-" + cluster
-}
-
 // desiredSummary is the ClusterSummary the profile wants for one cluster.
 func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) *configv1beta1.ClusterSummary {
 	cs := &configv1beta1.ClusterSummary{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      SummaryName(profile.Name, cluster.Name),
+			Name:      configv1beta1.ClusterSummaryName(profile.Name, cluster.Name),
 			Namespace: cluster.Namespace,
 			Labels:    summaryLabels(profile, cluster),
 			// Annotations travel with the summary so that pausing the profile pauses it too.

@@ -160,7 +160,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	if err != nil {
 		return stageState{}, err
 	}
-	if profile.Status.ObservedGeneration != profile.Generation || clusterprofile.ObservedMatching(&profile.Status) != len(matching) {
+	if profile.Status.ObservedGeneration != profile.Generation || profile.Status.ObservedMatching() != len(matching) {
 		return stageState{waitingOn: fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name)}, nil
 	}
 	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
@@ -204,11 +204,11 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 			continue
 		}
 		current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
-		if current && clustersummary.Provisioned(cs) {
+		if current && cs.Provisioned() {
 			st.clusters[metrics.ClusterDone]++
 			continue
 		}
-		if msg := clustersummary.Failure(cs); current && msg != "" {
+		if msg := cs.Failure(); current && msg != "" {
 			wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
 			st.regressed = true
 			st.clusters[metrics.ClusterFailed]++
@@ -219,7 +219,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 			wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
 			st.clusters[metrics.ClusterUpdating]++
 		}
-		if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
+		if msg := cs.FailedForGood(); current && msg != "" && st.failed == "" {
 			st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
 		}
 	}
@@ -367,7 +367,7 @@ func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object)
 	for i := range profiles.Items {
 		profile := &profiles.Items[i]
 		name := profile.Labels[configv1beta1.PromotionNameLabel]
-		if !seen[name] && (deployed[profile.Name] || clusterprofile.Selects(&profile.Spec, cluster)) {
+		if !seen[name] && (deployed[profile.Name] || profile.Spec.Selects(cluster)) {
 			seen[name] = true
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
 		}

@@ -59,8 +59,6 @@ type Reconciler struct {
 const (
 	ReasonRolloutStarted   = "RolloutStarted"
 	ReasonStagePromoted    = "StagePromoted"
-	ReasonPromoted         = "Promoted"
-	ReasonWaiting          = "Waiting"
 	ReasonAwaitingApproval = "AwaitingApproval"
 	// ReasonStageBlocked: a cluster of the stage is unreachable, or its deployment or health
 	// check fails and is being retried. The Warning Event comes once per new message.
@@ -171,7 +169,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, p *configv1beta1.Clust
 	st.LastStatusCheckTime = &now
 	setDeadline(stage, st, now)
 	r.takeRollbackRequest(p, idx, now)
-	if FailedVersion(p) != nil {
+	if p.FailedVersion() != nil {
 		// The version failed: it stays where it stopped, or goes back, until a new one starts.
 		return r.afterFailure(ctx, p)
 	}
@@ -340,7 +338,7 @@ func (r *Reconciler) transition(p *configv1beta1.ClusterPromotion, eventType, re
 // so until a new version starts, whatever the health of the clusters since.
 func completed(p *configv1beta1.ClusterPromotion) bool {
 	c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonPromoted
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == configv1beta1.PromotionPromotedReason
 }
 
 // act carries a stage decision out. blocked is what went wrong on the stage, if anything: a
@@ -366,9 +364,9 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 		if d.Action == rollout.Complete {
 			recordKnownGood(p, frozen, now)
 			const msg = "every stage is deployed"
-			r.transition(p, corev1.EventTypeNormal, ReasonPromoted, msg)
-			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, ReasonPromoted, msg)
-			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonPromoted, msg)
+			r.transition(p, corev1.EventTypeNormal, configv1beta1.PromotionPromotedReason, msg)
+			setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionTrue, configv1beta1.PromotionPromotedReason, msg)
+			setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, configv1beta1.PromotionPromotedReason, msg)
 			if len(p.Status.ConsumedApprovals) > 0 {
 				return ctrl.Result{RequeueAfter: time.Millisecond}, nil
 			}
@@ -383,7 +381,7 @@ func (r *Reconciler) act(ctx context.Context, p *configv1beta1.ClusterPromotion,
 		return ctrl.Result{RequeueAfter: time.Millisecond}, nil
 	}
 	msg := fmt.Sprintf("stage %s: %s", stage.Name, d.Message)
-	reason := ReasonWaiting
+	reason := configv1beta1.PromotionWaitingReason
 	switch {
 	case blocked != "":
 		msg, reason = fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, blocked), ReasonStageBlocked

@@ -37,7 +37,6 @@ import (
 const (
 	ReasonRollingBack     = "RollingBack"
 	ReasonStageRolledBack = "StageRolledBack"
-	ReasonRolledBack      = "RolledBack"
 	// ReasonRollbackRequested: the stagecoach.dev/rollback annotation asked for a rollback.
 	ReasonRollbackRequested = "RollbackRequested"
 	// ReasonRollbackRefused: a rollback was asked for, and there is no version to go back to.
@@ -93,7 +92,7 @@ func planRollback(p *configv1beta1.ClusterPromotion, idx int) {
 // to go back to, it says so once and changes nothing.
 func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) {
 	v, ok := p.Annotations[configv1beta1.RollbackAnnotation]
-	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || FailedVersion(p) != nil {
+	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || p.FailedVersion() != nil {
 		return
 	}
 	if !canRollBack(p) {
@@ -138,10 +137,10 @@ func (r *Reconciler) afterFailure(ctx context.Context, p *configv1beta1.ClusterP
 	if int(rb.Done) >= len(rb.Stages) {
 		msg := fmt.Sprintf("%s; rolled back stages %s to version %s; the promotion stops until a new version starts",
 			failureWords(f), strings.Join(rb.Stages, ", "), version)
-		r.transition(p, corev1.EventTypeWarning, ReasonRolledBack, msg)
-		r.setStalled(p, ReasonRolledBack, msg)
-		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonRolledBack, msg)
-		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, ReasonRolledBack, msg)
+		r.transition(p, corev1.EventTypeWarning, configv1beta1.PromotionRolledBackReason, msg)
+		r.setStalled(p, configv1beta1.PromotionRolledBackReason, msg)
+		setCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, configv1beta1.PromotionRolledBackReason, msg)
+		setCondition(p, configv1beta1.PromotionProgressingCondition, metav1.ConditionFalse, configv1beta1.PromotionRolledBackReason, msg)
 		return ctrl.Result{}, nil
 	}
 	name := rb.Stages[rb.Done]

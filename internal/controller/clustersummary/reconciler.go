@@ -153,7 +153,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
 	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
 	if err := unsupported(&cs.Spec.ClusterProfileSpec); err != nil {
-		for _, id := range featuresWithContent(&cs.Spec.ClusterProfileSpec) {
+		for _, id := range cs.Spec.ClusterProfileSpec.FeaturesWithContent() {
 			f := feature(&cs.Status, id)
 			if !upToDate(f, hashOf(cs.Spec.ClusterProfileSpec)) {
 				d.fail(f, hashOf(cs.Spec.ClusterProfileSpec), err)

@@ -102,44 +102,6 @@ func TestMarkProvisionedClearsFailures(t *testing.T) {
 	}
 }
 
-// TestProvisioned checks that only a status describing the current generation counts, and
-// that every feature with content must be Provisioned.
-func TestProvisioned(t *testing.T) {
-	summary := func(gen, observed int64, statuses map[libv1beta1.FeatureID]libv1beta1.FeatureStatus) *configv1beta1.ClusterSummary {
-		cs := &configv1beta1.ClusterSummary{}
-		cs.Generation = gen
-		cs.Status.ObservedGeneration = observed
-		cs.Spec.ClusterProfileSpec.HelmCharts = []configv1beta1.HelmChart{{ReleaseName: "web"}}
-		cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Name: "cm"}}
-		for id, st := range statuses {
-			msg := "invalid YAML"
-			cs.Status.FeatureSummaries = append(cs.Status.FeatureSummaries, configv1beta1.FeatureSummary{FeatureID: id, Status: st, FailureMessage: &msg})
-		}
-		return cs
-	}
-	both := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
-		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusProvisioned}
-	if !Provisioned(summary(2, 2, both)) {
-		t.Error("both features provisioned on the current generation: not Provisioned")
-	}
-	if Provisioned(summary(3, 2, both)) {
-		t.Error("a status of an earlier generation counts as Provisioned")
-	}
-	helmOnly := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned}
-	if Provisioned(summary(2, 2, helmOnly)) {
-		t.Error("Provisioned without the Resources feature")
-	}
-
-	failed := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
-		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusFailedNonRetriable}
-	if got := FailedForGood(summary(2, 2, failed)); got != "Resources: invalid YAML" {
-		t.Errorf("FailedForGood = %q", got)
-	}
-	if got := FailedForGood(summary(3, 2, failed)); got != "" {
-		t.Errorf("FailedForGood on a stale status = %q, want none", got)
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	for n, want := range map[uint]time.Duration{0: 2 * time.Second, 1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second,
 		7: 2 * time.Minute, 100: 2 * time.Minute} {
