@@ -106,7 +106,7 @@ func (p *Planner) snapshot(ctx context.Context, family placementv1beta1.Family, 
 		}
 		index = i
 	}
-	return updaterun.SnapshotName(spec.PlacementName, index), nil
+	return placementv1beta1.ResourceSnapshotName(spec.PlacementName, index), nil
 }
 
 func (p *Planner) readError(err error, what string) error {

@@ -51,7 +51,7 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
-	snapshot := SnapshotName(ru.spec.PlacementName, index)
+	snapshot := placementv1beta1.ResourceSnapshotName(ru.spec.PlacementName, index)
 	for i := range ru.status.StagesStatus {
 		if stageSucceeded(&ru.status.StagesStatus[i]) {
 			continue
@@ -79,7 +79,7 @@ func (r *Reconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.Resu
 func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
 	st := &ru.status.StagesStatus[i]
 	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
-	if StageSize(st) == 0 {
+	if st.Size() == 0 {
 		// An empty stage is skipped with its tasks: there is nothing to wait or approve for.
 		st.StartTime, st.EndTime = &ru.now, &ru.now
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingSkippedNoClustersReason, "the stage has no clusters")
@@ -118,7 +118,7 @@ func (r *Reconciler) executeStage(ctx context.Context, ru *run, i int, bindings 
 // marks those whose binding is available with the snapshot. It reports whether all are updated.
 func (r *Reconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
 	bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
-	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, StageSize(st))
+	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, st.Size())
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
@@ -257,7 +257,7 @@ func (r *Reconciler) checkStarted(ctx context.Context, ru *run, st *placementv1b
 	if available(b, snapshot) {
 		return true, "", nil
 	}
-	return false, BindingFailure(b, snapshot), nil
+	return false, placementv1beta1.BindingFailure(b, snapshot), nil
 }
 
 func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {

@@ -23,7 +23,6 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -39,7 +38,7 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 	if cfg.MaxFailures == nil && cfg.ProgressDeadline == nil {
 		return "", nil
 	}
-	budget, err := rollout.MaxFailures(cfg.MaxFailures, StageSize(st))
+	budget, err := rollout.MaxFailures(cfg.MaxFailures, st.Size())
 	if err != nil {
 		return "", abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
@@ -52,21 +51,6 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 		p.Deadline = st.ProgressDeadlineTime.Time
 	}
 	return rollout.StageFailure(p, ru.now.Time), nil
-}
-
-// BindingFailure says why a binding bound to the snapshot fails, or "": its Applied or Available
-// condition is False for the snapshot at the binding's generation.
-func BindingFailure(b placementv1beta1.BindingObj, snapshot string) string {
-	if b.BindingStatus().ObservedResourceSnapshotName != snapshot {
-		return ""
-	}
-	for _, t := range []string{placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition} {
-		c := meta.FindStatusCondition(b.BindingStatus().Conditions, t)
-		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.GetGeneration() {
-			return c.Message
-		}
-	}
-	return ""
 }
 
 // failStage fails the stage and the run with why; with the strategy's onFailure Rollback, it

@@ -104,11 +104,6 @@ func SnapshotIndices(ctx context.Context, c client.Client, family placementv1bet
 	return inputs{Client: c, family: family, namespace: namespace}.snapshotIndices(ctx, c, placement)
 }
 
-// SnapshotName is the name of the first resource snapshot of the placement's group index.
-func SnapshotName(placement string, index int) string {
-	return fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, placement, index)
-}
-
 // latestPolicyIndex returns the index of the placement's latest scheduling policy snapshot, ""
 // when there is none yet.
 func (in inputs) latestPolicyIndex(ctx context.Context, placement string) (string, error) {
