@@ -29,8 +29,8 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
@@ -188,7 +188,7 @@ else the strategy of the placement's latest run.`,
 			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: placement}, family.NewPlacement()); err != nil {
 				return explain(view.NotFound(err, family.PlacementKind(), namespace, placement))
 			}
-			indices, err := updaterun.SnapshotIndices(ctx, c, family, namespace, placement)
+			indices, err := targets.SnapshotIndices(ctx, c, family, namespace, placement)
 			if err != nil {
 				return explain(err)
 			}

@@ -45,6 +45,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // Reconciler reconciles ClusterProfiles.
@@ -96,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // as many matching clusters as maxUpdate allows, in namespace/name order, and deletes the
 // summaries of clusters that no longer match.
 func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
-	matching, unavailable, err := matchingClusters(ctx, r.Client, r.informers, profile)
+	matching, unavailable, err := targets.ProfileClusters(ctx, r.Client, r.informers, profile)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -107,7 +108,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	counts.Matching = int32(len(matching))
 	profile.Status.MatchingClusterRefs = nil
 	for _, k := range matching {
-		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.ref())
+		profile.Status.MatchingClusterRefs = append(profile.Status.MatchingClusterRefs, k.Ref())
 	}
 	existing, err := r.summaries(ctx, profile.Name)
 	if err != nil {
@@ -115,7 +116,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	}
 	byCluster := map[clusterKey]*configv1beta1.ClusterSummary{}
 	for _, cs := range existing {
-		byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
+		byCluster[clusterKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}] = cs
 	}
 
 	if msg := refused(&profile.Spec); msg != "" {
@@ -179,7 +180,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 	for _, skipped := range wave.Skipped {
 		name, reason, _ := strings.Cut(skipped, ": ")
 		ns, cl, _ := strings.Cut(name, "/")
-		failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
+		failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{Namespace: ns, Name: cl},
 			errors.New("not updated yet: the cluster is "+reason)))
 	}
 	for _, held := range wave.Held {
@@ -188,7 +189,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, profile *configv1beta1
 		if !slices.ContainsFunc(failed, func(f configv1beta1.FailedCluster) bool {
 			return f.ClusterRef.Namespace == ns && f.ClusterRef.Name == cl
 		}) {
-			failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{ns, cl},
+			failed = append(failed, failedCluster(profile.Status.FailedClusters, clusterKey{Namespace: ns, Name: cl},
 				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
 		}
 	}
@@ -229,7 +230,7 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 	}
 	remaining := false
 	for _, cs := range summaries {
-		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
+		if keep[clusterKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}] {
 			continue
 		}
 		remaining = true
@@ -259,7 +260,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1
 // failedCluster records a failure, keeping the time of an identical earlier one so that a
 // failure that persists doesn't rewrite the status on every retry.
 func failedCluster(previous []configv1beta1.FailedCluster, k clusterKey, err error) configv1beta1.FailedCluster {
-	f := configv1beta1.FailedCluster{ClusterRef: k.ref(), FailureMessage: err.Error()}
+	f := configv1beta1.FailedCluster{ClusterRef: k.Ref(), FailureMessage: err.Error()}
 	for _, p := range previous {
 		if p.ClusterRef == f.ClusterRef && p.FailureMessage == f.FailureMessage {
 			f.LastFailureTime = p.LastFailureTime

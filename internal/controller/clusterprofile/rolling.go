@@ -80,7 +80,7 @@ func refs(names []string) []corev1.ObjectReference {
 	var out []corev1.ObjectReference
 	for _, n := range names {
 		ns, name, _ := strings.Cut(n, "/")
-		out = append(out, clusterKey{ns, name}.ref())
+		out = append(out, clusterKey{Namespace: ns, Name: name}.Ref())
 	}
 	return out
 }

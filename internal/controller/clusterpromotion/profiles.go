@@ -40,14 +40,13 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // checksAnnotation, on a stage's ClusterProfile, holds the profile-spec hash of the version whose
@@ -156,7 +155,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	// (its status lists a few hundred at most). Until that controller has written a status for
 	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
 	// clusters the cache does not show yet would pass vacuously.
-	matching, unavailable, err := clusterprofile.MatchingClusters(ctx, r.Client, r.informers, profile)
+	matching, unavailable, err := targets.MatchingClusters(ctx, r.Client, r.informers, profile)
 	if err != nil {
 		return stageState{}, err
 	}
@@ -357,7 +356,8 @@ func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object)
 	}
 	// Without the summaries' index (no summary controller in this manager), selection alone.
 	var summaries configv1beta1.ClusterSummaryList
-	_ = clustersummary.ListOfCluster(ctx, r, &summaries, cluster)
+	_ = targets.SummariesOfCluster(ctx, r, &summaries, libv1beta1.ClusterTypeSveltos, cluster.Namespace, cluster.Name,
+		client.UnsafeDisableDeepCopy)
 	deployed := map[string]bool{}
 	for _, cs := range summaries.Items {
 		deployed[cs.Labels[configv1beta1.ClusterProfileNameLabel]] = true
