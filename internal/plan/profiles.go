@@ -25,8 +25,8 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
@@ -92,7 +92,7 @@ func (p *Planner) profileStage(ctx context.Context, name string, profile *config
 				ClusterNamespace: ns, ClusterName: n, ClusterType: libv1beta1.ClusterTypeSveltos, ClusterProfileSpec: profile.Spec,
 			},
 		}
-		pv, err := clustersummary.DryRun(ctx, p.Client, p.Helm, remote, cs)
+		pv, err := render.DryRunSummary(ctx, p.Client, p.Helm, remote, cs)
 		return summaryChange(pv), err
 	})
 	return st, nil

@@ -25,8 +25,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
@@ -68,7 +68,7 @@ func (p *Planner) updateRun(ctx context.Context, family placementv1beta1.Family,
 		if err != nil {
 			return Change{}, err
 		}
-		diffs, err := binding.DryRun(ctx, p.Client, family, remote, ns, spec.PlacementName, snapshot, apply)
+		diffs, err := render.DryRunBinding(ctx, p.Client, family, remote, ns, spec.PlacementName, snapshot, apply)
 		return objectsChange(diffs), err
 	}
 	for i, sp := range plans {

@@ -30,6 +30,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // reconcileDelete withdraws what the binding applied, then lets it go.
@@ -69,7 +70,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	spec := b.BindingSpec()
 	key := client.ObjectKeyFromObject(b)
 	log := logr.FromContextOrDiscard(ctx)
-	owner := r.owner(b)
+	owner := render.BindingOwner(r.family, b)
 	if owner == "" {
 		return true, ctrl.Result{}, nil // nothing can have been applied without an owner
 	}

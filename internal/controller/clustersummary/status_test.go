@@ -27,6 +27,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // TestMarkFailed walks a feature through the failures the lifecycle tells apart: a health check
@@ -164,7 +165,7 @@ func TestLabelSelector(t *testing.T) {
 
 func TestUnsupportedFieldsFailForGood(t *testing.T) {
 	spec := &configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}
-	err := unsupported(spec)
+	err := render.Unsupported(spec)
 	if err == nil || !strings.Contains(err.Error(), "Go templates in helmCharts values") {
 		t.Fatalf("unsupported = %v", err)
 	}
@@ -173,17 +174,8 @@ func TestUnsupportedFieldsFailForGood(t *testing.T) {
 	if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
 		t.Errorf("an unsupported field is retried: %s", f.Status)
 	}
-	if unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
+	if render.Unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
 		t.Error("plain values are reported unsupported")
-	}
-}
-
-func TestMergeValues(t *testing.T) {
-	got := mergeValues(map[string]any{"image": map[string]any{"repo": "nginx", "tag": "1"}, "replicas": 1},
-		map[string]any{"image": map[string]any{"tag": "2"}, "service": "ClusterIP"})
-	img := got["image"].(map[string]any)
-	if img["repo"] != "nginx" || img["tag"] != "2" || got["replicas"] != 1 || got["service"] != "ClusterIP" {
-		t.Errorf("mergeValues = %v", got)
 	}
 }
 
