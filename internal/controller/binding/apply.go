@@ -175,7 +175,7 @@ func (r *kindReconciler) notApplied(ctx context.Context, b placementv1beta1.Bind
 	// Waiting for a snapshot group to be complete is no failure worth an event.
 	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.Reason, in.Message, in.Failed)
 	if news && in.Reason != placementv1beta1.WorkApplyInProcessReason {
-		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply", "%s", truncate(in.Message))
+		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, reasonApplyFailed, "Apply", "%s", truncate(in.Message))
 	}
 	wait := r.backoff(n)
 	logr.FromContextOrDiscard(ctx).Info("not applied", "why", in.Message, "attempts", n, "retryIn", wait)

@@ -49,11 +49,11 @@ const (
 
 // Event reasons.
 const (
-	ReasonApplyFailed    = "ApplyFailed"
-	ReasonAvailable      = "Available"
-	ReasonWithdrawn      = "Withdrawn"
-	ReasonWithdrawFailed = "WithdrawFailed"
-	ReasonAbandoned      = "Abandoned"
+	reasonApplyFailed    = "ApplyFailed"
+	reasonAvailable      = "Available"
+	reasonWithdrawn      = "Withdrawn"
+	reasonWithdrawFailed = "WithdrawFailed"
+	reasonAbandoned      = "Abandoned"
 )
 
 // Reconciler applies bindings of both kinds to their member clusters. Build it with

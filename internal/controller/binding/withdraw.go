@@ -80,7 +80,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	}
 	if abandoned {
 		log.Info("not withdrawing: the placement is deleted with deleteStrategy Abandon")
-		r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAbandoned, "Withdraw",
+		r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, reasonAbandoned, "Withdraw",
 			"left the resources on MemberCluster %s: the placement's deleteStrategy is Abandon", spec.TargetCluster)
 		return true, ctrl.Result{}, nil
 	}
@@ -107,12 +107,12 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	if err != nil {
 		n := r.memo.failed(key)
 		msg := r.explain(ctx, spec.TargetCluster, err)
-		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
+		r.Recorder.Eventf(b, nil, corev1.EventTypeWarning, reasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
 		return false, ctrl.Result{RequeueAfter: r.backoff(n)}, nil
 	}
 	r.memo.forget(key)
 	log.Info("withdrawn", "deleted", len(deleted))
-	r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
+	r.Recorder.Eventf(b, nil, corev1.EventTypeNormal, reasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
 	return true, ctrl.Result{}, nil
 }
 

@@ -215,7 +215,7 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	}
 	ps.master, ps.index = master, next
 	ps.snapshots = append(ps.snapshots, master)
-	r.recorder.Eventf(ps.p, master, corev1.EventTypeNormal, ReasonResourceSnapshotCreated, "Snapshot",
+	r.recorder.Eventf(ps.p, master, corev1.EventTypeNormal, reasonResourceSnapshotCreated, "Snapshot",
 		"Created resource snapshot %s: index %d, %d resources", master.GetName(), next, len(contents))
 	ctrl.LoggerFrom(ctx).Info("created a resource snapshot", "snapshot", master.GetName(), "index", next, "resources", len(contents))
 	return nil

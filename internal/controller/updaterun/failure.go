@@ -95,7 +95,7 @@ func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, e
 		return "", 0, nil
 	}
 	rb := r.Family.NewUpdateRun()
-	rb.SetName(RollbackRunName(ru.GetName()))
+	rb.SetName(rollbackRunName(ru.GetName()))
 	rb.SetNamespace(ru.GetNamespace())
 	rb.SetAnnotations(map[string]string{placementv1beta1.RollbackOfAnnotation: ru.GetName()})
 	*rb.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{
@@ -108,9 +108,9 @@ func (r *Reconciler) startRollback(ctx context.Context, ru *run) (string, int, e
 	return rb.GetName(), previous, nil
 }
 
-// RollbackRunName is the name of the run that rolls back the named run: "<run>-rollback", the
+// rollbackRunName is the name of the run that rolls back the named run: "<run>-rollback", the
 // run's name cut so that it stays a valid name.
-func RollbackRunName(run string) string {
+func rollbackRunName(run string) string {
 	const suffix, limit = "-rollback", 63
 	if len(run)+len(suffix) > limit {
 		run = run[:limit-len(suffix)]
