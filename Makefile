@@ -88,12 +88,25 @@ BENCH_FLAGS ?=
 bench-scale: build kube ## Scale benchmark: CLUSTERS simulated managed clusters (default 1000), a real management cluster, a promotion and an update run; prints one JSON line last (docs/performance.md).
 	go run ./hack/benchscale -clusters $(CLUSTERS) -stagecoach $(BIN)/stagecoach -kube-bin $(KUBE_BIN) $(BENCH_FLAGS)
 
+# The read side (the CLI's views, the planner, the operator actions, the dashboard, the demo)
+# stands below the controllers: no package it links may be a reconciler or one of their helpers.
+READ_SIDE   := ./internal/view ./internal/plan ./internal/operate ./internal/dashboard ./internal/demo
+CONTROLLERS := github.com/stagecoach-dev/stagecoach/internal/controller/
+
 .PHONY: vet
-vet: ## go vet (with and without the e2e tag), and gofmt on every Go file.
+vet: ## go vet (with and without the e2e tag), gofmt on every Go file, and the read side below the controllers.
 	go vet ./...
 	go vet -tags e2e ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+	@fail=; for pkg in $(READ_SIDE); do \
+	  imports=$$(go list -deps -f '{{$$p := .ImportPath}}{{range .Imports}}{{$$p}} {{.}}{{"\n"}}{{end}}' $$pkg) || exit 1; \
+	  edges=$$(echo "$$imports" | grep " $(CONTROLLERS)" | grep -v "^$(CONTROLLERS)" | sort -u); \
+	  if [ -n "$$edges" ]; then \
+	    fail=1; echo "$$pkg links the controllers, which the read side must stand below:"; \
+	    echo "$$edges" | sed 's/^\([^ ]*\) /  \1 imports /'; \
+	  fi; \
+	done; [ -z "$$fail" ] || { echo "move what they use to api/, or to a package outside internal/controller/ that the controllers import too"; exit 1; }
 
 .PHONY: lint
 lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive, misspell, gocognit, goimports).

@@ -29,7 +29,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 )
 
 // snapshot is what the promotion and its clusters look like at one moment.
@@ -102,7 +101,7 @@ func clusterOf(cs *configv1beta1.ClusterSummary) clusterView {
 		v.version = charts[0].ChartVersion
 	}
 	switch {
-	case clustersummary.Provisioned(cs):
+	case cs.Provisioned():
 		v.state = "Provisioned, healthy"
 	case cs.Status.FailureMessage != nil:
 		v.state = *cs.Status.FailureMessage

@@ -29,6 +29,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
@@ -84,7 +85,7 @@ func RollbackPlacement(ctx context.Context, c client.Client, namespace, placemen
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: placement}, family.NewPlacement()); err != nil {
 		return "", nil, view.NotFound(err, family.PlacementKind(), namespace, placement)
 	}
-	indices, err := SnapshotIndices(ctx, c, family, namespace, placement)
+	indices, err := targets.SnapshotIndices(ctx, c, family, namespace, placement)
 	if err != nil {
 		return "", nil, err
 	}
@@ -114,26 +115,6 @@ func RollbackPlacement(ctx context.Context, c client.Client, namespace, placemen
 	}
 	return fmt.Sprintf("created %s %s: %s %s back to resource snapshot index %d with strategy %s",
 		family.UpdateRunKind(), run.GetName(), family.PlacementKind(), placement, index, strategy), run, nil
-}
-
-// SnapshotIndices lists, in increasing order, the resource snapshot indices of the placement an
-// update run may name: those whose group's first snapshot exists.
-func SnapshotIndices(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement string) ([]int, error) {
-	list := family.NewResourceSnapshotList()
-	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placement}); err != nil {
-		return nil, err
-	}
-	var indices []int
-	for _, s := range list.ResourceSnapshotObjs() {
-		if _, first := s.GetAnnotations()[placementv1beta1.ResourceGroupHashAnnotation]; !first {
-			continue
-		}
-		if i, err := strconv.Atoi(s.GetLabels()[placementv1beta1.ResourceIndexLabel]); err == nil {
-			indices = append(indices, i)
-		}
-	}
-	slices.Sort(indices)
-	return indices, nil
 }
 
 // latestStrategy is the strategy of the placement's most recent update run.

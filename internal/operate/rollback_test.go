@@ -30,6 +30,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 var (
@@ -136,7 +137,7 @@ func TestRollbackPlacement(t *testing.T) {
 	}{{placementv1beta1.ClusterFamily, ""}, {placementv1beta1.NamespacedFamily, "apps"}} {
 		t.Run(tc.family.PlacementKind(), func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(placementObjects(tc.family, tc.namespace)...).Build()
-			indices, err := SnapshotIndices(t.Context(), c, tc.family, tc.namespace, "web")
+			indices, err := targets.SnapshotIndices(t.Context(), c, tc.family, tc.namespace, "web")
 			if err != nil || fmt.Sprint(indices) != "[0 1]" {
 				t.Errorf("snapshot indices %v (%v), want [0 1]", indices, err)
 			}

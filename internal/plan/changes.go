@@ -28,10 +28,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // Change is what a rollout would change on one cluster, from a dry run against it.
@@ -99,7 +99,7 @@ func (p *Planner) changes(ctx context.Context, clusters []string, preview func(c
 	return out
 }
 
-func summaryChange(pv clustersummary.Preview) Change {
+func summaryChange(pv render.SummaryChanges) Change {
 	ch := objectsChange(pv.Objects)
 	var releases []string
 	for _, r := range pv.Releases {

@@ -25,10 +25,10 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // promotion plans each stage as the ClusterProfile the promotion would give it.
@@ -59,7 +59,7 @@ func (p *Planner) profile(ctx context.Context, profile *configv1beta1.ClusterPro
 // visits them, maxUpdate at a time, and each one's dry run of the profile's summary.
 func (p *Planner) profileStage(ctx context.Context, name string, profile *configv1beta1.ClusterProfile) (Stage, error) {
 	st := Stage{Name: name}
-	refs, fleetUnavailable, err := clusterprofile.MatchingClusters(ctx, p.Client, nil, profile)
+	refs, fleetUnavailable, err := targets.MatchingClusters(ctx, p.Client, nil, profile)
 	if err != nil {
 		return st, err
 	}
@@ -87,12 +87,12 @@ func (p *Planner) profileStage(ctx context.Context, name string, profile *config
 			return Change{}, err
 		}
 		cs := &configv1beta1.ClusterSummary{
-			ObjectMeta: metav1.ObjectMeta{Name: clusterprofile.SummaryName(profile.Name, n), Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: configv1beta1.ClusterSummaryName(profile.Name, n), Namespace: ns},
 			Spec: configv1beta1.ClusterSummarySpec{
 				ClusterNamespace: ns, ClusterName: n, ClusterType: libv1beta1.ClusterTypeSveltos, ClusterProfileSpec: profile.Spec,
 			},
 		}
-		pv, err := clustersummary.DryRun(ctx, p.Client, p.Helm, remote, cs)
+		pv, err := render.DryRunSummary(ctx, p.Client, p.Helm, remote, cs)
 		return summaryChange(pv), err
 	})
 	return st, nil

@@ -25,10 +25,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // updateRun plans a staged update run as it would freeze its stages if it started now: the
@@ -53,7 +53,7 @@ func (p *Planner) updateRun(ctx context.Context, family placementv1beta1.Family,
 	if err != nil {
 		return nil, err
 	}
-	members, unscheduled, err := updaterun.Clusters(ctx, p.Client, family, ns, spec.PlacementName)
+	members, unscheduled, err := targets.PlacementClusters(ctx, p.Client, nil, family, ns, spec.PlacementName)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (p *Planner) updateRun(ctx context.Context, family placementv1beta1.Family,
 		if err != nil {
 			return Change{}, err
 		}
-		diffs, err := binding.DryRun(ctx, p.Client, family, remote, ns, spec.PlacementName, snapshot, apply)
+		diffs, err := render.DryRunBinding(ctx, p.Client, family, remote, ns, spec.PlacementName, snapshot, apply)
 		return objectsChange(diffs), err
 	}
 	for i, sp := range plans {
@@ -91,7 +91,7 @@ func (p *Planner) updateRun(ctx context.Context, family placementv1beta1.Family,
 // snapshot names the first snapshot of the group the run would roll out.
 func (p *Planner) snapshot(ctx context.Context, family placementv1beta1.Family, ns string, spec *placementv1beta1.UpdateRunSpec) (string, error) {
 	placementName := family.Describe(family.PlacementKind(), ns, spec.PlacementName)
-	indices, err := updaterun.SnapshotIndices(ctx, p.Client, family, ns, spec.PlacementName)
+	indices, err := targets.SnapshotIndices(ctx, p.Client, family, ns, spec.PlacementName)
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +106,7 @@ func (p *Planner) snapshot(ctx context.Context, family placementv1beta1.Family, 
 		}
 		index = i
 	}
-	return updaterun.SnapshotName(spec.PlacementName, index), nil
+	return placementv1beta1.ResourceSnapshotName(spec.PlacementName, index), nil
 }
 
 func (p *Planner) readError(err error, what string) error {

@@ -31,8 +31,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -54,20 +52,20 @@ func PromotionState(p *configv1beta1.ClusterPromotion) (State, string) {
 	}
 	progressing := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
 	switch {
-	case p.Status.Rollback != nil && clusterpromotion.FailedVersion(p) != nil:
+	case p.Status.Rollback != nil && p.FailedVersion() != nil:
 		// Read from the condition, so that the state and its message agree.
-		if ready != nil && ready.Reason == clusterpromotion.ReasonRolledBack {
+		if ready != nil && ready.Reason == configv1beta1.PromotionRolledBackReason {
 			return RolledBack, msg
 		}
 		return RollingBack, msg
-	case clusterpromotion.FailedVersion(p) != nil:
+	case p.FailedVersion() != nil:
 		return Failed, msg
-	case progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == clusterpromotion.ReasonPromoted:
+	case progressing != nil && progressing.Status == metav1.ConditionFalse && progressing.Reason == configv1beta1.PromotionPromotedReason:
 		if ready != nil && ready.Status == metav1.ConditionTrue {
 			return Succeeded, msg
 		}
 		return Waiting, msg // through every stage, but a cluster has regressed since
-	case progressing != nil && progressing.Status == metav1.ConditionTrue && progressing.Reason != clusterpromotion.ReasonWaiting:
+	case progressing != nil && progressing.Status == metav1.ConditionTrue && progressing.Reason != configv1beta1.PromotionWaitingReason:
 		return Progressing, msg
 	case progressing == nil:
 		return Pending, msg
@@ -139,7 +137,7 @@ func PromotionOutline(p *configv1beta1.ClusterPromotion) *Rollout {
 func promotionStage(p *configv1beta1.ClusterPromotion, i, current int, state State) Stage {
 	name := p.Spec.Stages[i].Name
 	st := Stage{Name: name, State: Pending}
-	f := clusterpromotion.FailedVersion(p)
+	f := p.FailedVersion()
 	if rb := p.Status.Rollback; rb != nil && f != nil {
 		if j := slices.Index(rb.Stages, name); j >= 0 {
 			switch {
@@ -291,8 +289,8 @@ func SummaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *conf
 		return out
 	}
 	current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
-	switch msg := clustersummary.Failure(cs); {
-	case current && clustersummary.Provisioned(cs):
+	switch msg := cs.Failure(); {
+	case current && cs.Provisioned():
 		out.State = Succeeded
 	case current && msg != "":
 		out.State, out.Reason = Failed, msg

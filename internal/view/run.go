@@ -28,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -111,7 +110,7 @@ func runRollout(run placementv1beta1.UpdateRunObj, byCluster map[string]placemen
 	r.State, r.Message = RunState(run)
 	snapshot := ""
 	if i, err := strconv.Atoi(r.Version); err == nil {
-		snapshot = updaterun.SnapshotName(spec.PlacementName, i)
+		snapshot = placementv1beta1.ResourceSnapshotName(spec.PlacementName, i)
 	}
 	active := true // the first stage not done is the one the run's message speaks of
 	for i := range status.StagesStatus {
@@ -127,7 +126,7 @@ func runRollout(run placementv1beta1.UpdateRunObj, byCluster map[string]placemen
 		counted(&st, status.StagesStatus[i].ClusterCounts)
 		r.Stages = append(r.Stages, st)
 	}
-	if d := status.DeletionStageStatus; d != nil && updaterun.StageSize(d) > 0 {
+	if d := status.DeletionStageStatus; d != nil && d.Size() > 0 {
 		st := runStage(d, byCluster, spec.PlacementName, snapshot)
 		st.finish(limit)
 		counted(&st, d.ClusterCounts)
@@ -144,7 +143,7 @@ func concurrency(strategy *placementv1beta1.UpdateStrategySpec, st *placementv1b
 	}
 	for _, s := range strategy.Stages {
 		if s.Name == st.StageName {
-			n, _ := rollout.MaxConcurrency(s.MaxConcurrency, updaterun.StageSize(st))
+			n, _ := rollout.MaxConcurrency(s.MaxConcurrency, st.Size())
 			return n
 		}
 	}
@@ -189,7 +188,7 @@ func runStage(s *placementv1beta1.StageUpdatingStatus, bindings map[string]place
 		c := Cluster{Name: name, State: state, Reason: reason}
 		if b, ok := bindings[name]; ok {
 			c.Runs = BindingRuns(b, placement)
-			if why := updaterun.BindingFailure(b, snapshot); why != "" && state == Progressing {
+			if why := placementv1beta1.BindingFailure(b, snapshot); why != "" && state == Progressing {
 				c.State, c.Reason = Failed, why
 			}
 		}

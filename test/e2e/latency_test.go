@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -95,7 +94,7 @@ func promotionLatency(b *testing.B, name string, delay time.Duration) time.Durat
 	for provisioned.IsZero() || started.IsZero() {
 		select {
 		case ev := <-summaries.ResultChan():
-			if cs, ok := ev.Object.(*configv1beta1.ClusterSummary); ok && provisioned.IsZero() && clustersummary.Provisioned(cs) {
+			if cs, ok := ev.Object.(*configv1beta1.ClusterSummary); ok && provisioned.IsZero() && cs.Provisioned() {
 				provisioned = time.Now()
 			}
 		case ev := <-profiles.ResultChan():

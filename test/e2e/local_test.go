@@ -32,7 +32,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -69,7 +68,7 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		}
 	})
 
-	tenant := map[string]string{clustersummary.ServiceAccountNameLabel: sa, clustersummary.ServiceAccountNamespaceLabel: ns}
+	tenant := map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
 	local := func(name, content string, labels map[string]string) {
 		createConfigMap(t, name, map[string]string{"cm.yaml": content})
 		p := sveltosProfile(name, map[string]string{"env": "dev"})
@@ -109,7 +108,7 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		})
 	}
 	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:e2e-tenant:deployer")
-	failure("e2e-local-anonymous", clustersummary.ServiceAccountNameLabel)
+	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
 	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "anonymous"}} {
 		if err := c.Get(t.Context(), key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s was deployed (%v)", key, err)

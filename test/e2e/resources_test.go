@@ -33,7 +33,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -166,7 +165,7 @@ func TestDryRun(t *testing.T) {
 	c := testenv.Client(t)
 	report := &corev1.ConfigMap{}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		key := client.ObjectKey{Namespace: "prod", Name: clustersummary.DryRunReportName(p.Name + "-sveltos-prod")}
+		key := client.ObjectKey{Namespace: "prod", Name: configv1beta1.DryRunReportName(p.Name + "-sveltos-prod")}
 		if err := c.Get(ctx, key, report); err != nil {
 			return err
 		}

@@ -31,7 +31,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -107,7 +106,7 @@ func (cc *concurrency) expect(spec configv1beta1.Spec) {
 func (cc *concurrency) count() {
 	n := 0
 	for _, cs := range cc.state {
-		if equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, cc.spec) && !clustersummary.Provisioned(cs) {
+		if equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, cc.spec) && !cs.Provisioned() {
 			n++
 		}
 	}
@@ -129,7 +128,7 @@ func waitRolledOut(t *testing.T, profile string, spec configv1beta1.Spec) {
 			if err != nil {
 				return err
 			}
-			if !equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, spec) || !clustersummary.Provisioned(cs) {
+			if !equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, spec) || !cs.Provisioned() {
 				return fmt.Errorf("%s not rolled out on %s yet", profile, c)
 			}
 		}

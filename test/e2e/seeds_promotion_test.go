@@ -52,7 +52,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -262,7 +261,7 @@ func watchProvisioned(t *testing.T, tl *timeline, profile string) {
 		t.Fatal(err)
 	}
 	follow(t, w, func(ev watch.Event) {
-		if cs, ok := ev.Object.(*configv1beta1.ClusterSummary); ok && ev.Type != watch.Deleted && clustersummary.Provisioned(cs) {
+		if cs, ok := ev.Object.(*configv1beta1.ClusterSummary); ok && ev.Type != watch.Deleted && cs.Provisioned() {
 			tl.mark("provisioned " + profile + " on " + cs.Spec.ClusterName)
 		}
 	})

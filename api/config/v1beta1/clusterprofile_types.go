@@ -118,6 +118,15 @@ type Status struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+// ObservedMatching is how many clusters the profile matched when its controller last wrote its
+// status, counted or listed.
+func (st *Status) ObservedMatching() int {
+	if st.ClusterCounts != nil {
+		return int(st.ClusterCounts.Matching)
+	}
+	return len(st.MatchingClusterRefs)
+}
+
 // Conditions of a ClusterProfile.
 const (
 	// ProfileReadyCondition is True once every matching cluster runs the current spec, deployed

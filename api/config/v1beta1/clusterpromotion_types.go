@@ -17,6 +17,8 @@ limitations under the License.
 package v1beta1
 
 import (
+	"bytes"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -44,6 +46,21 @@ const (
 	// PromotionSuspendedCondition is True while spec.suspend holds the promotion; its
 	// lastTransitionTime says since when. False once resumed. (A Stagecoach extension.)
 	PromotionSuspendedCondition = "Suspended"
+)
+
+// Reasons of a ClusterPromotion's conditions that say where its rollout stands.
+const (
+	// PromotionPromotedReason: the current version went through every stage. Ready is True and
+	// Progressing False with it.
+	PromotionPromotedReason = "Promoted"
+
+	// PromotionWaitingReason: the current stage is not done yet (its clusters are deploying, or
+	// its trigger holds it). Ready is False with it, and Progressing True.
+	PromotionWaitingReason = "Waiting"
+
+	// PromotionRolledBackReason: the failed version was rolled back to status.lastKnownGood.
+	// Ready and Progressing are False with it, and Stalled True, until a new version starts.
+	PromotionRolledBackReason = "RolledBack"
 )
 
 // ClusterPromotionSpec is a configuration and the ordered stages it is rolled out through.
@@ -453,6 +470,14 @@ type ClusterPromotion struct {
 // "<promotion>-<stage>".
 func (p *ClusterPromotion) StageProfileName(stage string) string {
 	return p.Name + "-" + stage
+}
+
+// FailedVersion is the failure of the version being rolled out, nil when it has not failed.
+func (p *ClusterPromotion) FailedVersion() *PromotionFailure {
+	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
+		return f
+	}
+	return nil
 }
 
 // Stage returns the stage with the given name, or nil.

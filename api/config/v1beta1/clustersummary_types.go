@@ -226,6 +226,16 @@ func (s *ClusterSummaryStatus) FeatureStatus(feature libv1beta1.FeatureID) libv1
 	return ""
 }
 
+// ClusterSummaryName is the name of the ClusterSummary of a profile for a SveltosCluster, as
+// Sveltos names it, so that existing ClusterSummaries are adopted.
+func ClusterSummaryName(profile, cluster string) string {
+	return profile + "-sveltos-" + cluster
+}
+
+// DryRunReportName is the ConfigMap, next to the ClusterSummary, holding what a DryRun profile
+// would change on the cluster: `kubectl get configmap -n <cluster namespace> <name> -o yaml`.
+func DryRunReportName(summary string) string { return summary + "-dryrun" }
+
 // ClusterSummary records one ClusterProfile applied to one cluster. It lives in the cluster's
 // namespace, is named "<profile>-<capi|sveltos>-<cluster>" and is written by the controller.
 //
@@ -257,4 +267,56 @@ type ClusterSummaryList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ClusterSummary `json:"items"`
+}
+
+// Provisioned reports whether a ClusterSummary's cluster runs its current spec: the status
+// describes this generation and every feature with content is Provisioned. Status left from an
+// earlier spec never counts.
+func (cs *ClusterSummary) Provisioned() bool {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return false
+	}
+	for _, id := range cs.Spec.ClusterProfileSpec.FeaturesWithContent() {
+		if cs.Status.FeatureStatus(id) != libv1beta1.FeatureStatusProvisioned {
+			return false
+		}
+	}
+	return true
+}
+
+// FailedForGood returns the failure of a feature that will not be retried on the current spec
+// (FailedNonRetriable), as "<feature>: <message>"; empty when there is none.
+func (cs *ClusterSummary) FailedForGood() string {
+	return cs.failure(true)
+}
+
+// Failure returns why a ClusterSummary is not provisioned when something failed, as
+// "<feature>: <message>": a deployment that failed (and may be retried), a health check that does
+// not pass, or the summary's own failure (its cluster cannot be reached, say). It is empty when
+// nothing failed, or when the status describes an earlier spec.
+func (cs *ClusterSummary) Failure() string {
+	if msg := cs.failure(false); msg != "" {
+		return msg
+	}
+	if cs.Status.FailureMessage != nil {
+		return *cs.Status.FailureMessage
+	}
+	return ""
+}
+
+func (cs *ClusterSummary) failure(forGood bool) string {
+	if cs.Status.ObservedGeneration != cs.Generation {
+		return ""
+	}
+	for _, f := range cs.Status.FeatureSummaries {
+		if f.Status != libv1beta1.FeatureStatusFailedNonRetriable && (forGood || f.Status != libv1beta1.FeatureStatusFailed) {
+			continue
+		}
+		msg := "failed"
+		if f.FailureMessage != nil {
+			msg = *f.FailureMessage
+		}
+		return string(f.FeatureID) + ": " + msg
+	}
+	return ""
 }

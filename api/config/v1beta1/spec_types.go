@@ -17,7 +17,10 @@ limitations under the License.
 package v1beta1
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -256,4 +259,32 @@ type Spec struct {
 	// ExtraAnnotations are added to every object deployed. Deprecated: use patches.
 	// +optional
 	ExtraAnnotations map[string]string `json:"extraAnnotations,omitempty"`
+}
+
+// FeaturesWithContent lists the features a spec deploys something with, in deployment order.
+func (s *Spec) FeaturesWithContent() []libv1beta1.FeatureID {
+	var ids []libv1beta1.FeatureID
+	if len(s.HelmCharts) > 0 {
+		ids = append(ids, libv1beta1.FeatureHelm)
+	}
+	if len(s.PolicyRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureResources)
+	}
+	if len(s.KustomizationRefs) > 0 {
+		ids = append(ids, libv1beta1.FeatureKustomize)
+	}
+	return ids
+}
+
+// Selects reports whether the profile's own clusterSelector or clusterRefs pick the cluster,
+// whether or not it is being deleted (profiles depending on it aside).
+func (s *Spec) Selects(cl *libv1beta1.SveltosCluster) bool {
+	if !s.ClusterSelector.IsEmpty() {
+		if sel, err := s.ClusterSelector.ToSelector(); err == nil && sel.Matches(labels.Set(cl.Labels)) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(s.ClusterRefs, func(ref corev1.ObjectReference) bool {
+		return (ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind) && ref.Namespace == cl.Namespace && ref.Name == cl.Name
+	})
 }

@@ -60,6 +60,12 @@ const (
 	// rollback promotion sets it. (A Stagecoach extension.)
 	RollbackAnnotation = "stagecoach.dev/rollback"
 
+	// ServiceAccountNameLabel and ServiceAccountNamespaceLabel, on a ClusterProfile (copied onto
+	// its ClusterSummaries), name the ServiceAccount its deploymentType Local content is
+	// deployed as: Sveltos' tenant labels.
+	ServiceAccountNameLabel      = "projectsveltos.io/serviceaccount-name"
+	ServiceAccountNamespaceLabel = "projectsveltos.io/serviceaccount-namespace"
+
 	// ClusterProfileFinalizer lets the controller withdraw a ClusterProfile's content from its
 	// clusters before the ClusterProfile goes away.
 	ClusterProfileFinalizer = "clusterprofilefinalizer.projectsveltos.io"

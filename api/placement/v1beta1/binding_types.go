@@ -17,6 +17,7 @@ limitations under the License.
 package v1beta1
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -267,4 +268,19 @@ type SchedulingPolicySnapshotStatus struct {
 	// +listType=atomic
 	// +optional
 	ClusterDecisions []ClusterDecision `json:"targetClusters,omitempty"`
+}
+
+// BindingFailure says why a binding bound to the snapshot fails, or "": its Applied or Available
+// condition is False for the snapshot at the binding's generation.
+func BindingFailure(b BindingObj, snapshot string) string {
+	if b.BindingStatus().ObservedResourceSnapshotName != snapshot {
+		return ""
+	}
+	for _, t := range []string{BindingAppliedCondition, BindingAvailableCondition} {
+		c := meta.FindStatusCondition(b.BindingStatus().Conditions, t)
+		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.GetGeneration() {
+			return c.Message
+		}
+	}
+	return ""
 }

@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1beta1
 
+import "fmt"
+
 // Kinds served by this package.
 const (
 	ClusterResourcePlacementKind    = "ClusterResourcePlacement"
@@ -107,6 +109,11 @@ const (
 	// and the policy index: "<placement>-<index>".
 	PolicySnapshotNameFmt = "%s-%d"
 )
+
+// ResourceSnapshotName is the name of the first resource snapshot of the placement's group index.
+func ResourceSnapshotName(placement string, index int) string {
+	return fmt.Sprintf(ResourceSnapshotNameFmt, placement, index)
+}
 
 // Finalizers.
 const (

@@ -277,6 +277,14 @@ type StageUpdatingStatus struct {
 	UpdatingClusters []string `json:"updatingClusters,omitempty"`
 }
 
+// Size is the number of clusters in the stage, listed or not.
+func (st *StageUpdatingStatus) Size() int {
+	if st.ClusterCounts != nil {
+		return int(st.ClusterCounts.Total)
+	}
+	return len(st.Clusters)
+}
+
 // StageClusterCounts counts the clusters of a stage by where they stand.
 type StageClusterCounts struct {
 	// Total is the number of clusters in the stage, fixed when the run is initialized.

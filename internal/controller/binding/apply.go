@@ -35,6 +35,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // probeTimeout bounds the probe that explains a failed apply.
@@ -45,7 +46,7 @@ const probeTimeout = 5 * time.Second
 func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.BindingObj) (ctrl.Result, error) {
 	spec, st := b.BindingSpec(), b.BindingStatus()
 	var req manifests.Request
-	if err := withStrategy(&req, spec.ApplyStrategy); err != nil {
+	if err := render.WithStrategy(&req, spec.ApplyStrategy); err != nil {
 		return r.notApplied(ctx, b, err)
 	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
@@ -63,27 +64,27 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 }
 
 // connect returns the connection to a member cluster that can receive resources, or an
-// inputError saying why there is none.
+// InputError saying why there is none.
 func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remote, error) {
 	mc := &clusterv1beta1.MemberCluster{}
 	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, notApplied("MemberCluster %s does not exist", name)
+			return nil, render.NotApplied("MemberCluster %s does not exist", name)
 		}
 		return nil, err
 	}
 	if !mc.DeletionTimestamp.IsZero() {
-		return nil, notApplied("MemberCluster %s is being deleted", name)
+		return nil, render.NotApplied("MemberCluster %s is being deleted", name)
 	}
 	// Joined=False is the MemberCluster controller saying the cluster cannot be reached; it
 	// flips back when it can, which wakes this binding (see SetupWithManager).
 	joined := meta.FindStatusCondition(mc.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined))
 	if joined != nil && joined.Status == metav1.ConditionFalse {
-		return nil, notApplied("MemberCluster %s has not joined: %s", name, joined.Message)
+		return nil, render.NotApplied("MemberCluster %s has not joined: %s", name, joined.Message)
 	}
 	remote, err := r.clusters.Get(ctx, memberRef(name))
 	if ce, ok := fleet.AsClusterError(err); ok {
-		return nil, notApplied("MemberCluster %s: %s", name, ce.Message)
+		return nil, render.NotApplied("MemberCluster %s: %s", name, ce.Message)
 	}
 	return remote, err
 }
@@ -92,18 +93,9 @@ func (r *kindReconciler) connect(ctx context.Context, name string) (*fleet.Remot
 // options of req.
 func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingObj, remote *fleet.Remote, req manifests.Request) (*applied, error) {
 	spec := b.BindingSpec()
-	owner := r.owner(b)
-	if owner == "" {
-		return nil, notApplied("the binding has no %s label naming its placement", placementv1beta1.PlacementTrackingLabel)
-	}
-	objs, err := r.loadGroup(ctx, b)
+	owner, objs, err := render.BindingObjects(ctx, r.client, r.family, b, remote.Mapper)
 	if err != nil {
 		return nil, err
-	}
-	if r.family.Namespaced {
-		if err := confine(objs, b.GetNamespace(), remote.Mapper); err != nil {
-			return nil, err
-		}
 	}
 	req.Owner, req.Objects = owner, objs
 	res, err := manifests.Apply(ctx, remote, req)
@@ -119,19 +111,19 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	return a, nil
 }
 
-// applyError turns a failed apply into an inputError for the Applied condition, naming the
+// applyError turns a failed apply into an InputError for the Applied condition, naming the
 // resources that failed. The deploy engine prunes nothing after a failure, so what the cluster
 // ran before stays.
 func (r *kindReconciler) applyError(ctx context.Context, b placementv1beta1.BindingObj, objs []manifests.Object, err error) error {
 	spec := b.BindingSpec()
 	if !manifests.IsPermanent(err) {
 		if msg, ok := r.unreachable(ctx, spec.TargetCluster); ok {
-			return notApplied("MemberCluster %s: %s", spec.TargetCluster, msg)
+			return render.NotApplied("MemberCluster %s: %s", spec.TargetCluster, msg)
 		}
 	}
-	in := notApplied("applying %s to MemberCluster %s: %v",
+	in := render.NotApplied("applying %s to MemberCluster %s: %v",
 		r.family.Describe(r.family.ResourceSnapshotKind(), b.GetNamespace(), spec.ResourceSnapshotName), spec.TargetCluster, err)
-	in.failed = attribute(err, objs, b.GetGeneration())
+	in.Failed = attribute(err, objs, b.GetGeneration())
 	return in
 }
 
@@ -172,20 +164,20 @@ func leaves(err error) []error {
 }
 
 // notApplied records why the snapshot is not applied and says when to try again. Errors other
-// than inputErrors are trouble reading the management cluster: they are returned as they are.
+// than InputErrors are trouble reading the management cluster: they are returned as they are.
 func (r *kindReconciler) notApplied(ctx context.Context, b placementv1beta1.BindingObj, err error) (ctrl.Result, error) {
-	var in *inputError
+	var in *render.InputError
 	if !errors.As(err, &in) {
 		return ctrl.Result{}, err
 	}
 	spec, st := b.BindingSpec(), b.BindingStatus()
 	n := r.memo.failed(client.ObjectKeyFromObject(b))
 	// Waiting for a snapshot group to be complete is no failure worth an event.
-	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.reason, in.message, in.failed)
-	if news && in.reason != placementv1beta1.WorkApplyInProcessReason {
-		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonApplyFailed, "Apply", "%s", truncate(in.message))
+	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.Reason, in.Message, in.Failed)
+	if news && in.Reason != placementv1beta1.WorkApplyInProcessReason {
+		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, reasonApplyFailed, "Apply", "%s", truncate(in.Message))
 	}
 	wait := r.backoff(n)
-	logr.FromContextOrDiscard(ctx).Info("not applied", "why", in.message, "attempts", n, "retryIn", wait)
+	logr.FromContextOrDiscard(ctx).Info("not applied", "why", in.Message, "attempts", n, "retryIn", wait)
 	return ctrl.Result{RequeueAfter: wait}, nil
 }

@@ -77,7 +77,7 @@ func (r *kindReconciler) checkAvailability(ctx context.Context, b placementv1bet
 	}
 	prev := setCondition(st, gen, placementv1beta1.BindingAvailableCondition, metav1.ConditionTrue, reason, msg)
 	if prev.Status != metav1.ConditionTrue || prev.ObservedGeneration != gen {
-		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAvailable, "CheckAvailability", "%s on MemberCluster %s", msg, remote.Ref.Name)
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, reasonAvailable, "CheckAvailability", "%s on MemberCluster %s", msg, remote.Ref.Name)
 	}
 	return ctrl.Result{RequeueAfter: resync}
 }

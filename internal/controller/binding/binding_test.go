@@ -112,7 +112,7 @@ func TestAppliesUpdatesPrunesAndWithdraws(t *testing.T) {
 		t.Fatalf("the binding is Available but: %v", err)
 	}
 	configMapValue(t, m, ns, "settings", "two")
-	expectEvent(t, c, b, ReasonAvailable)
+	expectEvent(t, c, b, reasonAvailable)
 
 	// A snapshot without the Deployment prunes it.
 	updateSpec(t, c, b, func(s *placementv1beta1.ResourceBindingSpec) { s.ResourceSnapshotName = s2 })
@@ -222,7 +222,7 @@ func TestBadInputKeepsWhatIsDeployed(t *testing.T) {
 		t.Errorf("failedPlacements %+v, want the Widget", b.Status.FailedPlacements)
 	}
 	configMapValue(t, m, ns, "settings", "one")
-	expectEvent(t, c, b, ReasonApplyFailed)
+	expectEvent(t, c, b, reasonApplyFailed)
 
 	// A snapshot that does not exist, and one that does not start a group.
 	updateSpec(t, c, b, func(s *placementv1beta1.ResourceBindingSpec) { s.ResourceSnapshotName = "bad-7-snapshot" })

@@ -18,47 +18,17 @@ package binding
 
 import (
 	"context"
-	"regexp"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
-
-// A ClusterResourceBinding belongs to a ClusterResourcePlacement and reads
-// ClusterResourceSnapshots; a ResourceBinding belongs to the ResourcePlacement of the same name in
-// its namespace and reads ResourceSnapshots there. The binding's Family says which.
-
-// masterSnapshotName matches "<placement>-<index>-snapshot".
-var masterSnapshotName = regexp.MustCompile(`^(.+)-[0-9]+-snapshot$`)
-
-// placementOf names the binding's placement: its PlacementTrackingLabel or, lacking that, the
-// placement its snapshot name is formatted from. Empty when neither says.
-func placementOf(b placementv1beta1.BindingObj) string {
-	if p := b.GetLabels()[placementv1beta1.PlacementTrackingLabel]; p != "" {
-		return p
-	}
-	if m := masterSnapshotName.FindStringSubmatch(b.BindingSpec().ResourceSnapshotName); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// owner is who the deploy engine deploys the binding's resources for: the placement, not the
-// binding, so that whichever binding of the placement applies a snapshot next prunes what that
-// snapshot lacks. Empty when the binding names no placement.
-func (r *kindReconciler) owner(b placementv1beta1.BindingObj) string {
-	p := placementOf(b)
-	if p == "" {
-		return ""
-	}
-	return r.family.Describe(r.family.PlacementKind(), b.GetNamespace(), p)
-}
 
 // placement reads the binding's placement; nil if it has none or it is gone.
 func (r *kindReconciler) placement(ctx context.Context, b placementv1beta1.BindingObj) (placementv1beta1.PlacementObj, error) {
-	name := placementOf(b)
+	name := render.PlacementOf(b)
 	if name == "" {
 		return nil, nil
 	}
@@ -86,7 +56,7 @@ func (r *kindReconciler) abandoned(ctx context.Context, b placementv1beta1.Bindi
 func (r *kindReconciler) siblings(ctx context.Context, b placementv1beta1.BindingObj) ([]placementv1beta1.BindingObj, error) {
 	list := r.family.NewBindingList()
 	if err := r.client.List(ctx, list, client.InNamespace(b.GetNamespace()),
-		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placementOf(b)}); err != nil {
+		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: render.PlacementOf(b)}); err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(list.BindingObjs(), func(o placementv1beta1.BindingObj) bool { return o.GetName() == b.GetName() }), nil

@@ -50,11 +50,11 @@ const (
 
 // Event reasons.
 const (
-	ReasonApplyFailed    = "ApplyFailed"
-	ReasonAvailable      = "Available"
-	ReasonWithdrawn      = "Withdrawn"
-	ReasonWithdrawFailed = "WithdrawFailed"
-	ReasonAbandoned      = "Abandoned"
+	reasonApplyFailed    = "ApplyFailed"
+	reasonAvailable      = "Available"
+	reasonWithdrawn      = "Withdrawn"
+	reasonWithdrawFailed = "WithdrawFailed"
+	reasonAbandoned      = "Abandoned"
 )
 
 // Options tune the binding controllers. Clusters is required; the zero value of every other

@@ -115,7 +115,7 @@ func TestTakeOver(t *testing.T) {
 	create(t, c, b)
 	refused(t, c, b, "same", "already exists on the cluster, deployed by nobody", "applyStrategy.whenToTakeOver is Never")
 	refused(t, c, b, "co-owned", "is owned by ConfigMap owner", "applyStrategy.allowCoOwnership is false")
-	expectEvent(t, c, b, ReasonApplyFailed)
+	expectEvent(t, c, b, reasonApplyFailed)
 	configMapValue(t, m, ns, "different", "local")
 
 	// IfNoDiff takes over what the hub would not change, and lists the differences of the rest.
@@ -229,7 +229,7 @@ func TestAbandon(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleteAndWait(t, c, b)
-	expectEvent(t, c, b, ReasonAbandoned)
+	expectEvent(t, c, b, reasonAbandoned)
 	configMapValue(t, m, ns, "settings", "one")
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(placement), placement); err != nil {

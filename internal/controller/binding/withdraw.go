@@ -30,6 +30,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // reconcileDelete withdraws what the binding applied, then lets it go.
@@ -69,7 +70,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	spec := b.BindingSpec()
 	key := client.ObjectKeyFromObject(b)
 	log := logr.FromContextOrDiscard(ctx)
-	owner := r.owner(b)
+	owner := render.BindingOwner(r.family, b)
 	if owner == "" {
 		return true, ctrl.Result{}, nil // nothing can have been applied without an owner
 	}
@@ -79,7 +80,7 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	}
 	if abandoned {
 		log.Info("not withdrawing: the placement is deleted with deleteStrategy Abandon")
-		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonAbandoned, "Withdraw",
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, reasonAbandoned, "Withdraw",
 			"left the resources on MemberCluster %s: the placement's deleteStrategy is Abandon", spec.TargetCluster)
 		return true, ctrl.Result{}, nil
 	}
@@ -106,12 +107,12 @@ func (r *kindReconciler) withdraw(ctx context.Context, b placementv1beta1.Bindin
 	if err != nil {
 		n := r.memo.failed(key)
 		msg := r.explain(ctx, spec.TargetCluster, err)
-		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, ReasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
+		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, reasonWithdrawFailed, "Withdraw", "withdrawing from MemberCluster %s: %s", spec.TargetCluster, msg)
 		return false, ctrl.Result{RequeueAfter: r.backoff(n)}, nil
 	}
 	r.memo.forget(key)
 	log.Info("withdrawn", "deleted", len(deleted))
-	r.recorder.Eventf(b, nil, corev1.EventTypeNormal, ReasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
+	r.recorder.Eventf(b, nil, corev1.EventTypeNormal, reasonWithdrawn, "Withdraw", "deleted %s from MemberCluster %s", plural(len(deleted), "resource"), spec.TargetCluster)
 	return true, ctrl.Result{}, nil
 }
 

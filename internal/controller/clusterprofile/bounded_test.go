@@ -30,7 +30,7 @@ import (
 func clusterRefs(n int) []corev1.ObjectReference {
 	var out []corev1.ObjectReference
 	for i := range n {
-		out = append(out, clusterKey{"fleet", fmt.Sprintf("c%03d", i)}.ref())
+		out = append(out, clusterKey{Namespace: "fleet", Name: fmt.Sprintf("c%03d", i)}.Ref())
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func TestStatusSizeAt20000Clusters(t *testing.T) {
 	var refs []corev1.ObjectReference
 	for i := range 20000 {
 		name := fmt.Sprintf("member-cluster-%05d", i)
-		refs = append(refs, clusterKey{name, name}.ref())
+		refs = append(refs, clusterKey{Namespace: name, Name: name}.Ref())
 	}
 	now := metav1.Now()
 	st := configv1beta1.Status{MatchingClusterRefs: refs, ObservedGeneration: 1,

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
 func owner(profile *configv1beta1.ClusterProfile) freeze.Owner {

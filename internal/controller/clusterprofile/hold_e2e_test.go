@@ -73,7 +73,7 @@ func TestHoldStartsNoOtherCluster(t *testing.T) {
 	// a finishes, as its summary controller would say.
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		cs := &configv1beta1.ClusterSummary{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: SummaryName(p.Name, "a")}, cs); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: configv1beta1.ClusterSummaryName(p.Name, "a")}, cs); err != nil {
 			return err
 		}
 		if _, held := cs.Annotations[configv1beta1.HoldRolloutAnnotation]; held {

@@ -18,44 +18,18 @@ package clusterprofile
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/inplace"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
-// clusterKey is namespace/name of a SveltosCluster.
-type clusterKey struct{ Namespace, Name string }
-
-func (k clusterKey) ref() corev1.ObjectReference {
-	return corev1.ObjectReference{
-		APIVersion: libv1beta1.GroupVersion.String(),
-		Kind:       libv1beta1.SveltosClusterKind,
-		Namespace:  k.Namespace,
-		Name:       k.Name,
-	}
-}
-
-func compareKeys(a, b clusterKey) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
-}
+// clusterKey is namespace/name of a SveltosCluster, as the profile's clusters are keyed.
+type clusterKey = targets.ClusterKey
 
 // matchPhase finds the clusters the profile targets and lists them in the status. The lists are
 // computed whole and cut once the pass is over (summarise); a list the pass leaves as it was
 // keeps its count.
 func (r *Reconciler) matchPhase(ctx context.Context, ps *pass) error {
-	matching, unavailable, err := matchingClusters(ctx, r.client, r.informers, ps.profile)
+	matching, unavailable, err := targets.ProfileClusters(ctx, r.client, r.informers, ps.profile)
 	if err != nil {
 		return err
 	}
@@ -65,156 +39,7 @@ func (r *Reconciler) matchPhase(ctx context.Context, ps *pass) error {
 	ps.counts = &counts
 	ps.profile.Status.MatchingClusterRefs = nil
 	for _, k := range matching {
-		ps.profile.Status.MatchingClusterRefs = append(ps.profile.Status.MatchingClusterRefs, k.ref())
+		ps.profile.Status.MatchingClusterRefs = append(ps.profile.Status.MatchingClusterRefs, k.Ref())
 	}
 	return nil
-}
-
-// matchingClusters returns the clusters the profile targets, sorted by namespace/name: those its
-// selector and clusterRefs name, plus those of every profile that depends on it (directly or
-// not), because a dependency must be deployed wherever its dependents are.
-//
-// Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
-// ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
-func matchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) ([]clusterKey, map[clusterKey]string, error) {
-	// Thousands of clusters are read, never changed: no copies.
-	clusters, err := inplace.List[libv1beta1.SveltosCluster](ctx, informers, c, &libv1beta1.SveltosClusterList{}, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	var profiles configv1beta1.ClusterProfileList
-	if err := c.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
-		return nil, nil, err
-	}
-	set := map[clusterKey]bool{}
-	for _, p := range append(dependents(profile.Name, profiles.Items), *profile) {
-		keys, err := ownMatches(&p.Spec, clusters)
-		if err != nil {
-			return nil, nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
-		}
-		for _, k := range keys {
-			set[k] = true
-		}
-	}
-	keys := make([]clusterKey, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, compareKeys)
-	return keys, unavailability(clusters), nil
-}
-
-// MatchingClusters returns every cluster the profile targets, sorted by namespace and name, as
-// the profile's controller finds them: what status.matchingClusters lists, however many there are.
-// Read in the same pass, unavailable says, by "namespace/name", why each paused or unreachable
-// cluster of the fleet cannot make progress now. The clusters are read from informers in place
-// when it is not nil, else listed through c.
-func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) (
-	refs []corev1.ObjectReference, unavailable map[string]string, _ error) {
-	keys, why, err := matchingClusters(ctx, c, informers, profile)
-	if err != nil {
-		return nil, nil, err
-	}
-	refs = make([]corev1.ObjectReference, 0, len(keys))
-	for _, k := range keys {
-		refs = append(refs, k.ref())
-	}
-	unavailable = make(map[string]string, len(why))
-	for k, reason := range why {
-		unavailable[k.Namespace+"/"+k.Name] = reason
-	}
-	return refs, unavailable, nil
-}
-
-// ObservedMatching is how many clusters the profile matched when its controller last wrote its
-// status, counted or listed.
-func ObservedMatching(st *configv1beta1.Status) int {
-	if st.ClusterCounts != nil {
-		return int(st.ClusterCounts.Matching)
-	}
-	return len(st.MatchingClusterRefs)
-}
-
-// Selects reports whether the profile's own clusterSelector or clusterRefs pick the cluster,
-// whether or not it is being deleted (profiles depending on it aside).
-func Selects(spec *configv1beta1.Spec, cl *libv1beta1.SveltosCluster) bool {
-	if !spec.ClusterSelector.IsEmpty() {
-		if sel, err := spec.ClusterSelector.ToSelector(); err == nil && sel.Matches(labels.Set(cl.Labels)) {
-			return true
-		}
-	}
-	return slices.ContainsFunc(spec.ClusterRefs, func(ref corev1.ObjectReference) bool {
-		return (ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind) && ref.Namespace == cl.Namespace && ref.Name == cl.Name
-	})
-}
-
-// unavailability says, for each paused or unreachable cluster, why it cannot make progress now.
-func unavailability(clusters []*libv1beta1.SveltosCluster) map[clusterKey]string {
-	out := map[clusterKey]string{}
-	for _, cl := range clusters {
-		if why := cl.Unavailable(); why != "" {
-			out[clusterKey{cl.Namespace, cl.Name}] = why
-		}
-	}
-	return out
-}
-
-// ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters.
-func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster) ([]clusterKey, error) {
-	var keys []clusterKey
-	if !spec.ClusterSelector.IsEmpty() {
-		sel, err := spec.ClusterSelector.ToSelector()
-		if err != nil {
-			return nil, fmt.Errorf("invalid clusterSelector: %w", err)
-		}
-		for _, cl := range clusters {
-			if cl.DeletionTimestamp.IsZero() && sel.Matches(labels.Set(cl.Labels)) {
-				keys = append(keys, clusterKey{cl.Namespace, cl.Name})
-			}
-		}
-	}
-	if len(spec.ClusterRefs) == 0 {
-		return keys, nil
-	}
-	// A profile may name thousands of clusters: one pass over the fleet, not one per name.
-	named := map[clusterKey]bool{}
-	for _, ref := range spec.ClusterRefs {
-		if ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind { // Cluster API clusters are not served
-			named[clusterKey{ref.Namespace, ref.Name}] = true
-		}
-	}
-	for _, cl := range clusters {
-		if k := (clusterKey{cl.Namespace, cl.Name}); named[k] && cl.DeletionTimestamp.IsZero() {
-			keys = append(keys, k)
-		}
-	}
-	return keys, nil
-}
-
-// dependents returns the profiles that depend on name, directly or through other profiles.
-func dependents(name string, profiles []configv1beta1.ClusterProfile) []configv1beta1.ClusterProfile {
-	seen := map[string]bool{name: true}
-	var out []configv1beta1.ClusterProfile
-	for frontier := []string{name}; len(frontier) > 0; {
-		var next []string
-		for _, p := range profiles {
-			if seen[p.Name] || !dependsOnAny(&p, frontier) {
-				continue
-			}
-			seen[p.Name] = true
-			out = append(out, p)
-			next = append(next, p.Name)
-		}
-		frontier = next
-	}
-	return out
-}
-
-func dependsOnAny(p *configv1beta1.ClusterProfile, names []string) bool {
-	for _, d := range p.Spec.DependsOn {
-		if slices.Contains(names, d) {
-			return true
-		}
-	}
-	return false
 }

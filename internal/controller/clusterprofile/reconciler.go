@@ -35,8 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -187,7 +187,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1
 // failedCluster records a failure, keeping the time of an identical earlier one so that a
 // failure that persists doesn't rewrite the status on every retry.
 func failedCluster(previous []configv1beta1.FailedCluster, k clusterKey, err error) configv1beta1.FailedCluster {
-	f := configv1beta1.FailedCluster{ClusterRef: k.ref(), FailureMessage: err.Error()}
+	f := configv1beta1.FailedCluster{ClusterRef: k.Ref(), FailureMessage: err.Error()}
 	for _, p := range previous {
 		if p.ClusterRef == f.ClusterRef && p.FailureMessage == f.FailureMessage {
 			f.LastFailureTime = p.LastFailureTime

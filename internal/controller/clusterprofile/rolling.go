@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -56,7 +55,7 @@ func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
 	for _, skipped := range ps.wave.Skipped {
 		name, reason, _ := strings.Cut(skipped, ": ")
 		ns, cl, _ := strings.Cut(name, "/")
-		ps.failed = append(ps.failed, failedCluster(previous, clusterKey{ns, cl},
+		ps.failed = append(ps.failed, failedCluster(previous, clusterKey{Namespace: ns, Name: cl},
 			errors.New("not updated yet: the cluster is "+reason)))
 	}
 	for _, held := range ps.wave.Held {
@@ -65,7 +64,7 @@ func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
 		if !slices.ContainsFunc(ps.failed, func(f configv1beta1.FailedCluster) bool {
 			return f.ClusterRef.Namespace == ns && f.ClusterRef.Name == cl
 		}) {
-			ps.failed = append(ps.failed, failedCluster(previous, clusterKey{ns, cl},
+			ps.failed = append(ps.failed, failedCluster(previous, clusterKey{Namespace: ns, Name: cl},
 				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
 		}
 	}
@@ -96,7 +95,7 @@ func rolloutTargets(profile *configv1beta1.ClusterProfile, content map[string]st
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k]}
 		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(profile, content, cs) {
 			t.State = rollout.Updating
-			if clustersummary.Provisioned(cs) {
+			if cs.Provisioned() {
 				t.State = rollout.Updated
 			}
 		}
@@ -126,7 +125,7 @@ func refs(names []string) []corev1.ObjectReference {
 	var out []corev1.ObjectReference
 	for _, n := range names {
 		ns, name, _ := strings.Cut(n, "/")
-		out = append(out, clusterKey{ns, name}.ref())
+		out = append(out, clusterKey{Namespace: ns, Name: name}.Ref())
 	}
 	return out
 }

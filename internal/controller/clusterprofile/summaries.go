@@ -30,21 +30,14 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
-
-// SummaryName is the name of the ClusterSummary of a profile for a SveltosCluster, as Sveltos
-// names it, so that existing ClusterSummaries are adopted.
-func SummaryName(profile, cluster string) string {
-	return profile + "-sveltos-" + cluster
-}
 
 // desiredSummary is the ClusterSummary the profile wants for one cluster.
 func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) *configv1beta1.ClusterSummary {
 	cs := &configv1beta1.ClusterSummary{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      SummaryName(profile.Name, cluster.Name),
+			Name:      configv1beta1.ClusterSummaryName(profile.Name, cluster.Name),
 			Namespace: cluster.Namespace,
 			Labels:    summaryLabels(profile, cluster),
 			// Annotations travel with the summary so that pausing the profile pauses it too.
@@ -165,7 +158,7 @@ func (r *Reconciler) summariesPhase(ctx context.Context, ps *pass) error {
 	ps.existing = existing
 	ps.byCluster = make(map[clusterKey]*configv1beta1.ClusterSummary, len(existing))
 	for _, cs := range existing {
-		ps.byCluster[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] = cs
+		ps.byCluster[clusterKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}] = cs
 	}
 	return nil
 }
@@ -207,7 +200,7 @@ func (r *Reconciler) writeSummary(ctx context.Context, ps *pass, cluster cluster
 	}
 	// A cluster that keeps failing holds its update slot; the status says why.
 	if cs := ps.byCluster[cluster]; cs != nil && err == nil {
-		if msg := clustersummary.Failure(cs); msg != "" {
+		if msg := cs.Failure(); msg != "" {
 			ps.failed = append(ps.failed, failedCluster(previous, cluster, errors.New(msg)))
 		}
 	}
@@ -235,7 +228,7 @@ func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1
 	}
 	remaining := false
 	for _, cs := range summaries {
-		if keep[clusterKey{cs.Spec.ClusterNamespace, cs.Spec.ClusterName}] {
+		if keep[clusterKey{Namespace: cs.Spec.ClusterNamespace, Name: cs.Spec.ClusterName}] {
 			continue
 		}
 		remaining = true

@@ -33,14 +33,6 @@ import (
 // progress deadline: the promotion stops there until a new version starts.
 const ReasonStageFailed = "StageFailed"
 
-// FailedVersion is the failure of the version being rolled out, nil when it has not failed.
-func FailedVersion(p *configv1beta1.ClusterPromotion) *configv1beta1.PromotionFailure {
-	if f := p.Status.Failure; f != nil && bytes.Equal(f.ProfileSpecHash, p.Status.ProfileSpecHash) {
-		return f
-	}
-	return nil
-}
-
 // setDeadline gives the stage its progress deadline, counted from when it started, the first
 // time it has one; a stage without progressDeadline has none.
 func setDeadline(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, now metav1.Time) {

@@ -245,8 +245,8 @@ func TestReconcileStartsFirstStage(t *testing.T) {
 	if profile.Labels[configv1beta1.PromotionNameLabel] != "web" || len(profile.OwnerReferences) != 1 {
 		t.Errorf("profile: labels %v, owners %v", profile.Labels, profile.OwnerReferences)
 	}
-	checkCondition(t, got, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, ReasonWaiting, "stage dev: Clusters are being provisioned"})
-	checkCondition(t, got, configv1beta1.PromotionProgressingCondition, want{metav1.ConditionTrue, ReasonWaiting, "stage dev"})
+	checkCondition(t, got, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, configv1beta1.PromotionWaitingReason, "stage dev: Clusters are being provisioned"})
+	checkCondition(t, got, configv1beta1.PromotionProgressingCondition, want{metav1.ConditionTrue, configv1beta1.PromotionWaitingReason, "stage dev"})
 	checkCondition(t, got, configv1beta1.PromotionStalledCondition, want{})
 	checkEvents(t, f.emitted(), "Normal RolloutStarted rolling out profile spec", "Normal Waiting stage dev: Clusters are being provisioned")
 }

@@ -130,7 +130,7 @@ func TestVersionPhase(t *testing.T) {
 		name: "new profile spec after the last one completed",
 		promotion: func() *configv1beta1.ClusterPromotion {
 			p := at(promotion(stage("dev", nil), stage("prod", nil)), "prod", t0.Add(-time.Hour))
-			withCondition(p, condProgressing, condFalse, ReasonPromoted, promotedWords, t0.Add(-time.Hour))
+			withCondition(p, condProgressing, condFalse, configv1beta1.PromotionPromotedReason, promotedWords, t0.Add(-time.Hour))
 			p.Spec.ProfileSpec.Tier = 50
 			return p
 		},
@@ -226,11 +226,11 @@ func TestSuspendPhase(t *testing.T) {
 	}, {
 		name: "a completed version stays completed", suspend: true, halt: true,
 		before: func(p *configv1beta1.ClusterPromotion) {
-			withCondition(p, condProgressing, condFalse, ReasonPromoted, promotedWords, t0.Add(-time.Hour))
+			withCondition(p, condProgressing, condFalse, configv1beta1.PromotionPromotedReason, promotedWords, t0.Add(-time.Hour))
 		},
 		suspended: want{condTrue, ReasonSuspended, suspendedWords},
 		ready:     want{condFalse, ReasonSuspended, suspendedWords},
-		prog:      want{condFalse, ReasonPromoted, promotedWords},
+		prog:      want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events:    []string{"Normal Suspended"},
 	}, {
 		name: "resume",
@@ -308,8 +308,8 @@ func TestGateAndAct(t *testing.T) {
 			return soaked(at(promotion(stage("dev", soakFor(time.Hour)), stage("prod", nil)), "dev", t0.Add(-time.Hour)), 20*time.Minute)
 		},
 		state: done, requeue: 40 * time.Minute, outcome: waiting,
-		ready:  want{condFalse, ReasonWaiting, "stage dev: Delayed: Waiting for Time Window: 2026-03-02T10:40:00Z"},
-		prog:   want{condTrue, ReasonWaiting, "stage dev: Delayed"},
+		ready:  want{condFalse, configv1beta1.PromotionWaitingReason, "stage dev: Delayed: Waiting for Time Window: 2026-03-02T10:40:00Z"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "stage dev: Delayed"},
 		events: []string{"Normal Waiting stage dev: Delayed"},
 	}, {
 		name: "a stage provisioned now starts its soak",
@@ -317,8 +317,8 @@ func TestGateAndAct(t *testing.T) {
 			return at(promotion(stage("dev", soakFor(time.Hour)), stage("prod", nil)), "dev", t0.Add(-time.Minute))
 		},
 		state: done, requeue: time.Hour, outcome: waiting,
-		ready:  want{condFalse, ReasonWaiting, "stage dev: Delayed"},
-		prog:   want{condTrue, ReasonWaiting, "stage dev: Delayed"},
+		ready:  want{condFalse, configv1beta1.PromotionWaitingReason, "stage dev: Delayed"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "stage dev: Delayed"},
 		events: []string{"Normal Waiting"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if st := p.Status.Stages[0]; !st.LastSuccessfulAppliedTime.Time.Equal(t0) {
@@ -331,8 +331,8 @@ func TestGateAndAct(t *testing.T) {
 			return at(promotion(stage("dev", nil), stage("prod", nil)), "dev", t0.Add(-time.Minute))
 		},
 		state: stageState{waitingOn: "Cluster dev/dev has no ClusterSummary yet."}, outcome: waiting,
-		ready:  want{condFalse, ReasonWaiting, "stage dev: Clusters are being provisioned"},
-		prog:   want{condTrue, ReasonWaiting, "stage dev"},
+		ready:  want{condFalse, configv1beta1.PromotionWaitingReason, "stage dev: Clusters are being provisioned"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "stage dev"},
 		events: []string{"Normal Waiting"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if m := p.Status.Stages[0].FailureMessage; m == nil || *m != "Cluster dev/dev has no ClusterSummary yet." {
@@ -347,8 +347,8 @@ func TestGateAndAct(t *testing.T) {
 			return p
 		},
 		state: stageState{waitingOn: "Cluster dev/dev has no ClusterSummary yet."}, requeue: 5 * time.Minute, outcome: waiting,
-		ready:  want{condFalse, ReasonWaiting, "stage dev"},
-		prog:   want{condTrue, ReasonWaiting, "stage dev"},
+		ready:  want{condFalse, configv1beta1.PromotionWaitingReason, "stage dev"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "stage dev"},
 		events: []string{"Normal Waiting"},
 	}, {
 		name: "awaiting approval",
@@ -357,7 +357,7 @@ func TestGateAndAct(t *testing.T) {
 		},
 		state: done, outcome: waiting,
 		ready:  want{condFalse, ReasonAwaitingApproval, "stage dev: Paused: Awaiting Manual Approval"},
-		prog:   want{condTrue, ReasonWaiting, "Awaiting Manual Approval"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "Awaiting Manual Approval"},
 		events: []string{"Normal AwaitingApproval"},
 	}, {
 		name: "a blocked stage warns once, and Ready says why",
@@ -366,7 +366,7 @@ func TestGateAndAct(t *testing.T) {
 		},
 		state: stageState{waitingOn: "Cluster dev/dev is unreachable.", blocked: true}, outcome: waiting,
 		ready:  want{condFalse, ReasonStageBlocked, "stage dev: Clusters are being provisioned: Cluster dev/dev is unreachable."},
-		prog:   want{condTrue, ReasonWaiting, "unreachable"},
+		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "unreachable"},
 		events: []string{"Warning StageBlocked stage dev: Cluster dev/dev is unreachable."},
 	}, {
 		name: "a deployment failed for good stalls the promotion",
@@ -376,7 +376,7 @@ func TestGateAndAct(t *testing.T) {
 		state:   stageState{waitingOn: "Cluster dev/dev, boom", blocked: true, failed: "ClusterSummary web-dev-dev: boom"},
 		outcome: waiting,
 		ready:   want{condFalse, ReasonStageBlocked, "boom"},
-		prog:    want{condTrue, ReasonWaiting, "boom"},
+		prog:    want{condTrue, configv1beta1.PromotionWaitingReason, "boom"},
 		stalled: want{condTrue, ReasonDeploymentFailed, "ClusterSummary web-dev-dev: boom"},
 		events:  []string{"Warning StageBlocked", "Warning DeploymentFailed ClusterSummary web-dev-dev: boom"},
 	}, {
@@ -400,8 +400,8 @@ func TestGateAndAct(t *testing.T) {
 			return at(promotion(stage("dev", nil), stage("prod", nil)), "prod", t0.Add(-time.Minute))
 		},
 		state: done, outcome: promoted,
-		ready:  want{condTrue, ReasonPromoted, promotedWords},
-		prog:   want{condFalse, ReasonPromoted, promotedWords},
+		ready:  want{condTrue, configv1beta1.PromotionPromotedReason, promotedWords},
+		prog:   want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events: []string{"Normal Promoted every stage is deployed"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if lkg := p.Status.LastKnownGood; lkg == nil || !bytes.Equal(lkg.ProfileSpecHash, p.Status.ProfileSpecHash) || !lkg.Time.Time.Equal(t0) {
@@ -414,8 +414,8 @@ func TestGateAndAct(t *testing.T) {
 			return soaked(at(promotion(stage("dev", nil), stage("prod", manual(true))), "prod", t0.Add(-time.Hour)), time.Minute)
 		},
 		state: done, requeue: time.Millisecond, outcome: promoted,
-		ready:  want{condTrue, ReasonPromoted, promotedWords},
-		prog:   want{condFalse, ReasonPromoted, promotedWords},
+		ready:  want{condTrue, configv1beta1.PromotionPromotedReason, promotedWords},
+		prog:   want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events: []string{"Normal Promoted"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if len(p.Status.ConsumedApprovals) != 1 || p.Status.ConsumedApprovals[0] != "prod" {
@@ -487,7 +487,7 @@ func TestBudgetPhase(t *testing.T) {
 		stalled: want{condTrue, ReasonStageFailed, failed},
 		events:  []string{"Warning StageFailed " + failed},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
-			if FailedVersion(p) == nil || p.Status.Rollback != nil || *p.Status.Stages[1].FailureMessage != FailedVersion(p).Message {
+			if p.FailedVersion() == nil || p.Status.Rollback != nil || *p.Status.Stages[1].FailureMessage != p.FailedVersion().Message {
 				t.Errorf("failure %+v, rollback %+v", p.Status.Failure, p.Status.Rollback)
 			}
 		},
@@ -497,7 +497,7 @@ func TestBudgetPhase(t *testing.T) {
 		events: []string{"Warning StageFailed " + failed + "; rolling back"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			rb := p.Status.Rollback
-			if FailedVersion(p) == nil || rb == nil || string(rb.ToProfileSpecHash) != "earlier version" ||
+			if p.FailedVersion() == nil || rb == nil || string(rb.ToProfileSpecHash) != "earlier version" ||
 				len(rb.Stages) != 2 || rb.Stages[0] != "prod" || rb.Stages[1] != "dev" {
 				t.Errorf("failure %+v, rollback %+v", p.Status.Failure, rb)
 			}
@@ -525,11 +525,11 @@ func TestBudgetPhase(t *testing.T) {
 		name: "a completed version no longer fails",
 		promotion: func() *configv1beta1.ClusterPromotion {
 			p := budgeted(configv1beta1.OnFailureStop, true)()
-			return withCondition(p, condProgressing, condFalse, ReasonPromoted, promotedWords, t0.Add(-time.Minute))
+			return withCondition(p, condProgressing, condFalse, configv1beta1.PromotionPromotedReason, promotedWords, t0.Add(-time.Minute))
 		},
 		state: failing, outcome: waiting,
 		ready:  want{condFalse, ReasonStageBlocked, "boom"},
-		prog:   want{condFalse, ReasonPromoted, promotedWords},
+		prog:   want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events: []string{"Warning StageBlocked"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) { runGate(t, tc) })
@@ -571,9 +571,9 @@ func TestFailurePhase(t *testing.T) {
 		},
 	}, {
 		name: "every stage rolled back", promotion: failedAtDev(&configv1beta1.RollbackStatus{Stages: []string{"dev"}, Done: 1}, true), halt: true,
-		ready:   want{condFalse, ReasonRolledBack, "rollback requested at stage dev; rolled back stages dev to version cafef00d; the promotion stops"},
-		prog:    want{condFalse, ReasonRolledBack, "rolled back stages dev"},
-		stalled: want{condTrue, ReasonRolledBack, "rolled back stages dev"},
+		ready:   want{condFalse, configv1beta1.PromotionRolledBackReason, "rollback requested at stage dev; rolled back stages dev to version cafef00d; the promotion stops"},
+		prog:    want{condFalse, configv1beta1.PromotionRolledBackReason, "rolled back stages dev"},
+		stalled: want{condTrue, configv1beta1.PromotionRolledBackReason, "rolled back stages dev"},
 		events:  []string{"Warning RolledBack rollback requested at stage dev", "Warning RolledBack rollback requested"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -630,7 +630,7 @@ func TestRollbackRequest(t *testing.T) {
 				}
 				return
 			}
-			if f := FailedVersion(p); f == nil || !f.Requested || f.Stage != "prod" || p.Status.Rollback == nil {
+			if f := p.FailedVersion(); f == nil || !f.Requested || f.Stage != "prod" || p.Status.Rollback == nil {
 				t.Fatalf("failure %+v, rollback %+v", p.Status.Failure, p.Status.Rollback)
 			}
 			if got := p.Status.Rollback.Stages; len(got) != len(tc.stages) || got[0] != tc.stages[0] || got[1] != tc.stages[1] {

@@ -35,13 +35,12 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // checksAnnotation, on a stage's ClusterProfile, holds the profile-spec hash of the version whose
@@ -150,11 +149,11 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	// (its status lists a few hundred at most). Until that controller has written a status for
 	// the current spec and the same clusters, its summaries may lag behind, and a stage whose
 	// clusters the cache does not show yet would pass vacuously.
-	matching, unavailable, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, profile)
+	matching, unavailable, err := targets.MatchingClusters(ctx, r.client, r.informers, profile)
 	if err != nil {
 		return stageState{}, err
 	}
-	if profile.Status.ObservedGeneration != profile.Generation || clusterprofile.ObservedMatching(&profile.Status) != len(matching) {
+	if profile.Status.ObservedGeneration != profile.Generation || profile.Status.ObservedMatching() != len(matching) {
 		return stageState{waitingOn: fmt.Sprintf("ClusterProfile %s is not reconciled yet.", profile.Name)}, nil
 	}
 	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
@@ -213,11 +212,11 @@ func (st *stageState) wait(msg string, blocked bool) {
 // count counts a cluster that has a summary; current says whether the summary has the
 // profile's current spec.
 func (st *stageState) count(cluster string, cs *configv1beta1.ClusterSummary, current bool) {
-	if current && clustersummary.Provisioned(cs) {
+	if current && cs.Provisioned() {
 		st.clusters[metrics.ClusterDone]++
 		return
 	}
-	if msg := clustersummary.Failure(cs); current && msg != "" {
+	if msg := cs.Failure(); current && msg != "" {
 		st.wait(fmt.Sprintf("Cluster %s, %s", cluster, msg), true)
 		st.regressed = true
 		st.clusters[metrics.ClusterFailed]++
@@ -228,7 +227,7 @@ func (st *stageState) count(cluster string, cs *configv1beta1.ClusterSummary, cu
 		st.wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
 		st.clusters[metrics.ClusterUpdating]++
 	}
-	if msg := clustersummary.FailedForGood(cs); current && msg != "" && st.failed == "" {
+	if msg := cs.FailedForGood(); current && msg != "" && st.failed == "" {
 		st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
 	}
 }

@@ -44,8 +44,8 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
@@ -105,8 +105,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 const (
 	ReasonRolloutStarted   = "RolloutStarted"
 	ReasonStagePromoted    = "StagePromoted"
-	ReasonPromoted         = "Promoted"
-	ReasonWaiting          = "Waiting"
 	ReasonAwaitingApproval = "AwaitingApproval"
 	// ReasonStageBlocked: a cluster of the stage is unreachable, or its deployment or health
 	// check fails and is being retried. The Warning Event comes once per new message.

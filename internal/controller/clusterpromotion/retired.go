@@ -25,7 +25,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // retiredAnnotation marks the ClusterProfile of a stage the promotion no longer has (it was
@@ -54,7 +54,7 @@ func (r *Reconciler) retireRemovedStages(ctx context.Context, p *configv1beta1.C
 			continue
 		}
 		// Every cluster it matches, not the few its status lists.
-		matching, _, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, pr)
+		matching, _, err := targets.MatchingClusters(ctx, r.client, r.informers, pr)
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (r *Reconciler) handOverRetired(ctx context.Context, p *configv1beta1.Clust
 		if stage == nil || stage.Status.ObservedGeneration != stage.Generation {
 			continue // which clusters it covers is not known yet
 		}
-		matching, _, err := clusterprofile.MatchingClusters(ctx, r.client, r.informers, stage)
+		matching, _, err := targets.MatchingClusters(ctx, r.client, r.informers, stage)
 		if err != nil {
 			return err
 		}

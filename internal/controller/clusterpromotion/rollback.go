@@ -29,14 +29,13 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
 // Reasons of a rollback.
 const (
 	ReasonRollingBack     = "RollingBack"
 	ReasonStageRolledBack = "StageRolledBack"
-	ReasonRolledBack      = "RolledBack"
 	// ReasonRollbackRequested: the stagecoach.dev/rollback annotation asked for a rollback.
 	ReasonRollbackRequested = "RollbackRequested"
 	// ReasonRollbackRefused: a rollback was asked for, and there is no version to go back to.
@@ -92,7 +91,7 @@ func planRollback(p *configv1beta1.ClusterPromotion, idx int) {
 // to go back to, it says so once and changes nothing.
 func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx int, now metav1.Time) {
 	v, ok := p.Annotations[configv1beta1.RollbackAnnotation]
-	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || FailedVersion(p) != nil {
+	if !ok || len(p.Status.ProfileSpecHash) == 0 || v != hex.EncodeToString(p.Status.ProfileSpecHash) || p.FailedVersion() != nil {
 		return
 	}
 	if !canRollBack(p) {
@@ -122,7 +121,7 @@ func failureWords(f *configv1beta1.PromotionFailure) string {
 // the pass here.
 func (r *Reconciler) failurePhase(ctx context.Context, ps *pass) error {
 	p := ps.p
-	if FailedVersion(p) == nil {
+	if p.FailedVersion() == nil {
 		return nil
 	}
 	owned, err := r.ownedProfiles(ctx, p)

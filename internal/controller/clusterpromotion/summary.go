@@ -103,7 +103,7 @@ func stalled(ps *pass) (verdict, bool) {
 	case ps.stopped:
 		return isTrue(ReasonStageFailed, stopWords(ps.p)), true
 	case ps.rolledBack:
-		return isTrue(ReasonRolledBack, rolledBackWords(ps.p)), true
+		return isTrue(configv1beta1.PromotionRolledBackReason, rolledBackWords(ps.p)), true
 	case ps.badWindow != "":
 		return isTrue(ReasonInvalidWindow, ps.badWindow), true
 	case ps.observed && ps.state.failed != "":
@@ -130,13 +130,13 @@ func ready(ps *pass) (_ verdict, eventType string, _ bool) {
 	case ps.stopped:
 		return isFalse(ReasonStageFailed, stopWords(p)), "", true
 	case ps.rolledBack:
-		return isFalse(ReasonRolledBack, rolledBackWords(p)), corev1.EventTypeWarning, true
+		return isFalse(configv1beta1.PromotionRolledBackReason, rolledBackWords(p)), corev1.EventTypeWarning, true
 	case ps.rollingBack != "":
 		return isFalse(ReasonRollingBack, rollingBackWords(ps)), corev1.EventTypeWarning, true
 	case ps.badWindow != "":
 		return isFalse(ReasonInvalidWindow, ps.badWindow), "", true
 	case ps.outcome == promoted:
-		return isTrue(ReasonPromoted, promotedWords), corev1.EventTypeNormal, true
+		return isTrue(configv1beta1.PromotionPromotedReason, promotedWords), corev1.EventTypeNormal, true
 	case ps.outcome == waiting && ps.blocked != "":
 		// The stage's Warning told of it.
 		return waitVerdict(ps), "", true
@@ -162,17 +162,17 @@ func progressing(ps *pass) (verdict, bool) {
 	case ps.stopped:
 		return isFalse(ReasonStageFailed, stopWords(p)), true
 	case ps.rolledBack:
-		return isFalse(ReasonRolledBack, rolledBackWords(p)), true
+		return isFalse(configv1beta1.PromotionRolledBackReason, rolledBackWords(p)), true
 	case ps.rollingBack != "":
 		return isTrue(ReasonRollingBack, rollingBackWords(ps)), true
 	case ps.badWindow != "":
 		return isFalse(ReasonInvalidWindow, ps.badWindow), true
 	case ps.outcome == promoted:
-		return isFalse(ReasonPromoted, promotedWords), true
+		return isFalse(configv1beta1.PromotionPromotedReason, promotedWords), true
 	case ps.outcome == advanced:
 		return isTrue(ReasonStagePromoted, "promoted to stage "+p.Status.CurrentStageName), true
 	case ps.outcome == waiting && !ps.completed:
-		return isTrue(ReasonWaiting, waitVerdict(ps).message), true
+		return isTrue(configv1beta1.PromotionWaitingReason, waitVerdict(ps).message), true
 	case ps.started:
 		return isTrue(ReasonRolloutStarted, startWords(p)), true
 	}
@@ -193,14 +193,14 @@ func waitVerdict(ps *pass) verdict {
 	case d.Hold != nil && d.Hold.DenyWindow >= 0:
 		return isFalse(ReasonFrozen, fmt.Sprintf("stage %s is done, but the next one may not start: %s", stage.Name, holdWords(ps.p, d.Hold)))
 	}
-	return isFalse(ReasonWaiting, fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+	return isFalse(configv1beta1.PromotionWaitingReason, fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
 }
 
 // completed reports whether the current version went through every stage: Progressing says
 // so until a new version starts, whatever the health of the clusters since.
 func completed(p *configv1beta1.ClusterPromotion) bool {
 	c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionProgressingCondition)
-	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == ReasonPromoted
+	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == configv1beta1.PromotionPromotedReason
 }
 
 func setCondition(p *configv1beta1.ClusterPromotion, t string, v verdict) {

@@ -25,7 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
 // contentPhase reads what the promotion's version reads from the management cluster, and

@@ -25,8 +25,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // availabilityChanged lets through the updates of a cluster that went down or came back.
@@ -50,7 +49,8 @@ func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object)
 	}
 	// Without the summaries' index (no summary controller in this manager), selection alone.
 	var summaries configv1beta1.ClusterSummaryList
-	_ = clustersummary.ListOfCluster(ctx, r.client, &summaries, cluster)
+	_ = targets.SummariesOfCluster(ctx, r.client, &summaries, libv1beta1.ClusterTypeSveltos, cluster.Namespace, cluster.Name,
+		client.UnsafeDisableDeepCopy)
 	deployed := map[string]bool{}
 	for _, cs := range summaries.Items {
 		deployed[cs.Labels[configv1beta1.ClusterProfileNameLabel]] = true
@@ -60,7 +60,7 @@ func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object)
 	for i := range profiles.Items {
 		profile := &profiles.Items[i]
 		name := profile.Labels[configv1beta1.PromotionNameLabel]
-		if !seen[name] && (deployed[profile.Name] || clusterprofile.Selects(&profile.Spec, cluster)) {
+		if !seen[name] && (deployed[profile.Name] || profile.Spec.Selects(cluster)) {
 			seen[name] = true
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
 		}

@@ -35,10 +35,6 @@ import (
 // reasonDryRun marks a feature of a DryRun profile: nothing was deployed, the report says what would be.
 const reasonDryRun = "DryRun"
 
-// DryRunReportName is the ConfigMap, next to the ClusterSummary, holding what a DryRun profile
-// would change on the cluster: `kubectl get configmap -n <cluster namespace> <name> -o yaml`.
-func DryRunReportName(summary string) string { return summary + "-dryrun" }
-
 func (d *deployment) reportDryRun(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, res manifests.Result) {
 	var b strings.Builder
 	counts := map[manifests.DiffAction]int{}
@@ -81,7 +77,7 @@ func (d *deployment) reportHelmDryRun(ctx context.Context, f *configv1beta1.Feat
 // writeReport stores one feature's report in the summary's report ConfigMap and points the
 // feature summary at it.
 func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, key, summary, report string) {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: DryRunReportName(d.cs.Name), Namespace: d.cs.Namespace}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: configv1beta1.DryRunReportName(d.cs.Name), Namespace: d.cs.Namespace}}
 	_, err := controllerutil.CreateOrUpdate(ctx, d.r.client, cm, func() error {
 		if cm.Data == nil {
 			cm.Data = map[string]string{}

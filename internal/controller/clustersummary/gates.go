@@ -78,9 +78,9 @@ func checkDependencies(ctx context.Context, c client.Reader, cs *configv1beta1.C
 	}
 	for _, dep := range deps {
 		other := &configv1beta1.ClusterSummary{}
-		key := client.ObjectKey{Namespace: cs.Namespace, Name: dep + "-sveltos-" + cs.Spec.ClusterName}
+		key := client.ObjectKey{Namespace: cs.Namespace, Name: configv1beta1.ClusterSummaryName(dep, cs.Spec.ClusterName)}
 		err := c.Get(ctx, key, other)
-		if apierrors.IsNotFound(err) || (err == nil && !Provisioned(other)) {
+		if apierrors.IsNotFound(err) || (err == nil && !other.Provisioned()) {
 			return false, fmt.Sprintf("ClusterProfile %s is a dependency and it is not fully deployed yet", dep), nil
 		}
 		if err != nil {

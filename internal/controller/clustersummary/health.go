@@ -106,7 +106,7 @@ func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.Validate
 // lastFeature reports whether id is the last feature the spec deploys something with, after
 // which checks without a featureID run.
 func (d *deployment) lastFeature(id libv1beta1.FeatureID) bool {
-	ids := featuresWithContent(d.spec())
+	ids := d.spec().FeaturesWithContent()
 	return len(ids) > 0 && ids[len(ids)-1] == id
 }
 
@@ -146,7 +146,7 @@ func (d *deployment) rechecked() bool {
 	if !d.watchesHealth() || d.dryRun() {
 		return false
 	}
-	for _, id := range featuresWithContent(d.spec()) {
+	for _, id := range d.spec().FeaturesWithContent() {
 		if len(checksFor(d.spec().ValidateHealths, id, d.lastFeature(id))) > 0 {
 			return true
 		}

@@ -19,25 +19,17 @@ package clustersummary
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/controller/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
-
-// chartInput is one chart of the spec with its final values.
-type chartInput struct {
-	chart  configv1beta1.HelmChart
-	values map[string]any
-}
 
 // helm deploys the helmCharts in order and uninstalls releases the spec no longer lists.
 func (d *deployment) helm(ctx context.Context) {
@@ -47,10 +39,10 @@ func (d *deployment) helm(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureHelm)
-	inputs, err := d.chartInputs(ctx)
+	inputs, err := render.Charts(ctx, d.r.client, d.cs)
 	values := make([]map[string]any, 0, len(inputs))
 	for _, in := range inputs {
-		values = append(values, in.values)
+		values = append(values, in.Values)
 	}
 	hash := hashOf(withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
 		spec.PreDeployChecks, values)...)
@@ -91,53 +83,20 @@ func (d *deployment) helm(ctx context.Context) {
 	markProvisioned(f, hash)
 }
 
-// extraMetadata adds the profile's extraLabels and extraAnnotations to every object of a release.
-func (d *deployment) extraMetadata() helm.DeployOption {
-	return helm.WithMetadata(d.spec().ExtraLabels, d.spec().ExtraAnnotations)
-}
-
-// chartInputs reads each chart's values and valuesFrom. Values in valuesFrom are merged over
-// the inline values, in list order, each key of a ConfigMap or Secret being a YAML document.
-func (d *deployment) chartInputs(ctx context.Context) ([]chartInput, error) {
-	var out []chartInput
-	for _, hc := range d.spec().HelmCharts {
-		values, err := helm.ParseValues(hc.Values)
-		if err != nil {
-			return nil, permanent(fmt.Errorf("chart %s values: %w", hc.ReleaseName, err))
-		}
-		in := chartInput{chart: hc, values: values}
-		for _, vf := range hc.ValuesFrom {
-			src, err := readSource(ctx, d.r.client, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, d.cs.Spec.ClusterNamespace, freeze.Decode(d.cs.Spec.FrozenContent))
-			if err != nil {
-				return nil, err
-			}
-			for _, k := range src.sortedKeys() {
-				var more map[string]any
-				if err := yaml.Unmarshal(src.Data[k], &more); err != nil {
-					return nil, permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %w", hc.ReleaseName, src, k, err))
-				}
-				in.values = mergeValues(in.values, more)
-			}
-		}
-		out = append(out, in)
-	}
-	return out, nil
-}
-
 // deployCharts installs or upgrades every chart in order. A conflicting release is reported and,
 // with continueOnConflict, skipped; a failing one stops the rest unless continueOnError.
-func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]configv1beta1.HelmChartSummary, []string, error) {
+func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([]configv1beta1.HelmChartSummary, []string, error) {
 	var summaries []configv1beta1.HelmChartSummary
 	var gvks []string
 	var failures []error
 	for _, in := range inputs {
-		hc := in.chart
+		hc := in.Chart
 		summary := configv1beta1.HelmChartSummary{
 			ReleaseName: hc.ReleaseName, ReleaseNamespace: hc.ReleaseNamespace, Status: configv1beta1.HelmChartStatusManaging,
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.values, d.extraMetadata())
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()))
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -175,10 +134,10 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []chartInput) ([]c
 }
 
 // uninstallUnlisted uninstalls releases this summary managed that the spec no longer lists.
-func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []chartInput) error {
+func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []render.Chart) error {
 	listed := func(rs configv1beta1.HelmChartSummary) bool {
-		return slices.ContainsFunc(inputs, func(in chartInput) bool {
-			return in.chart.ReleaseName == rs.ReleaseName && in.chart.ReleaseNamespace == rs.ReleaseNamespace
+		return slices.ContainsFunc(inputs, func(in render.Chart) bool {
+			return in.Chart.ReleaseName == rs.ReleaseName && in.Chart.ReleaseNamespace == rs.ReleaseNamespace
 		})
 	}
 	var errs []error
@@ -191,10 +150,10 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []chartInput)
 }
 
 // planHelm, in DryRun mode, works out what each chart would do without touching the cluster.
-func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []chartInput) {
+func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []render.Chart) {
 	var plans []helm.Plan
 	for _, in := range inputs {
-		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.chart, in.values, d.extraMetadata())
+		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartMetadata(d.spec()))
 		if err != nil {
 			d.fail(f, hash, err)
 			return
@@ -210,21 +169,4 @@ func chartOf(rs configv1beta1.HelmChartSummary) configv1beta1.HelmChart {
 		RepositoryURL: rs.RepoURL, RepositoryName: rs.RepositoryName, ChartName: rs.ChartName, ChartVersion: rs.ChartVersion,
 		ReleaseName: rs.ReleaseName, ReleaseNamespace: rs.ReleaseNamespace, HelmChartAction: configv1beta1.HelmChartActionUninstall,
 	}
-}
-
-// mergeValues merges src over dst, recursing into maps, as Helm merges values files.
-func mergeValues(dst, src map[string]any) map[string]any {
-	if dst == nil {
-		dst = map[string]any{}
-	}
-	for k, v := range src {
-		if sm, ok := v.(map[string]any); ok {
-			if dm, ok := dst[k].(map[string]any); ok {
-				dst[k] = mergeValues(dm, sm)
-				continue
-			}
-		}
-		dst[k] = v
-	}
-	return dst
 }

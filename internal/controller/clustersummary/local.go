@@ -21,14 +21,8 @@ import (
 	"fmt"
 	"sync"
 
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
-)
-
-// The labels of a ClusterProfile (copied onto its ClusterSummaries) that name the ServiceAccount
-// its deploymentType Local content is deployed as: Sveltos' tenant labels.
-const (
-	ServiceAccountNameLabel      = "projectsveltos.io/serviceaccount-name"
-	ServiceAccountNamespaceLabel = "projectsveltos.io/serviceaccount-namespace"
 )
 
 // tenants caches one impersonating connection to the management cluster per ServiceAccount.
@@ -45,7 +39,7 @@ func (d *deployment) local() (*fleet.Remote, error) {
 	if d.r.management == nil {
 		return nil, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster"))
 	}
-	name, ns := d.cs.Labels[ServiceAccountNameLabel], d.cs.Labels[ServiceAccountNamespaceLabel]
+	name, ns := d.cs.Labels[configv1beta1.ServiceAccountNameLabel], d.cs.Labels[configv1beta1.ServiceAccountNamespaceLabel]
 	switch {
 	case name != "" && ns != "":
 		return d.r.tenant("system:serviceaccount:" + ns + ":" + name)
@@ -54,7 +48,7 @@ func (d *deployment) local() (*fleet.Remote, error) {
 	}
 	return nil, permanent(fmt.Errorf("deploymentType Local deploys to the management cluster as the ServiceAccount named by the profile's labels %s and %s, "+
 		"and the profile has neither; label it with a ServiceAccount allowed to create what it deploys (or run the controller with --local-deployment-as-controller)",
-		ServiceAccountNameLabel, ServiceAccountNamespaceLabel))
+		configv1beta1.ServiceAccountNameLabel, configv1beta1.ServiceAccountNamespaceLabel))
 }
 
 func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {

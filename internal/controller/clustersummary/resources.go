@@ -19,12 +19,9 @@ package clustersummary
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -32,6 +29,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // deployment is one pass of deploying a summary's features to its cluster.
@@ -48,7 +46,7 @@ func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfi
 // owner identifies this summary's content of one feature on a cluster; deployers key their
 // inventories and ownership marks by it.
 func (d *deployment) owner(id libv1beta1.FeatureID) string {
-	return fmt.Sprintf("ClusterSummary %s/%s:%s", d.cs.Namespace, d.cs.Name, id)
+	return render.SummaryOwner(d.cs, id)
 }
 
 func (d *deployment) dryRun() bool { return d.spec().SyncMode == configv1beta1.SyncModeDryRun }
@@ -67,7 +65,7 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureResources)
-	sources, err := readPolicySources(ctx, d.r.client, d.cs)
+	sources, err := render.PolicySources(ctx, d.r.client, d.cs)
 	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
 		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
 	if err != nil {
@@ -78,7 +76,7 @@ func (d *deployment) resources(ctx context.Context) {
 		d.recheck(ctx, f, hash)
 		return
 	}
-	remote, local, err := d.requests(sources)
+	remote, local, err := render.Requests(d.cs, sources)
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -125,67 +123,13 @@ type target struct {
 	req    manifests.Request
 }
 
-// requests splits the objects of every source between the managed cluster and, for
-// deploymentType Local, the management cluster. Each target keeps its own inventory, so an
-// object moving from one to the other is pruned from the first.
-func (d *deployment) requests(sources []source) (remote, local manifests.Request, err error) {
-	spec := d.spec()
-	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: d.dryRun()}
-	if d.driftMode() {
-		base.DriftExclusions = spec.DriftExclusions
-	}
-	remote, local = base, base
-	remote.Owner = d.owner(libv1beta1.FeatureResources)
-	local.Owner = remote.Owner + ":Local"
-	for i, src := range sources {
-		if src.Data == nil {
-			continue // an optional object that doesn't exist
-		}
-		objs, err := manifests.Parse(src.String(), src.Data)
-		if err != nil {
-			return remote, local, permanent(err)
-		}
-		for _, o := range objs {
-			addMetadata(o, spec.ExtraLabels, spec.ExtraAnnotations)
-		}
-		ref := spec.PolicyRefs[i]
-		opts := manifests.Options{SkipNamespaceCreation: ref.SkipNamespaceCreation, Force: ref.Force, Tier: ref.Tier}
-		if ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
-			local.Objects = append(local.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
-		} else {
-			remote.Objects = append(remote.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
-		}
-	}
-	return remote, local, nil
-}
-
-// addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.
-func addMetadata(obj *unstructured.Unstructured, labels, annotations map[string]string) {
-	if len(labels) > 0 {
-		l := obj.GetLabels()
-		if l == nil {
-			l = map[string]string{}
-		}
-		maps.Copy(l, labels)
-		obj.SetLabels(l)
-	}
-	if len(annotations) > 0 {
-		a := obj.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		maps.Copy(a, annotations)
-		obj.SetAnnotations(a)
-	}
-}
-
 // drifted, in ContinuousWithDriftDetection mode, reports whether objects on the cluster no
 // longer match what was deployed; they are then deployed again.
-func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummary, sources []source) bool {
+func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummary, sources []render.Source) bool {
 	if !d.driftMode() || f.Status != libv1beta1.FeatureStatusProvisioned {
 		return false
 	}
-	req, _, err := d.requests(sources)
+	req, _, err := render.Requests(d.cs, sources)
 	if err != nil {
 		return false
 	}
@@ -264,5 +208,5 @@ func hasFeature(st *configv1beta1.ClusterSummaryStatus, id libv1beta1.FeatureID)
 
 // isPermanent reports errors that retrying the same configuration cannot fix.
 func isPermanent(err error) bool {
-	return manifests.IsPermanent(err) || helm.IsPermanent(err)
+	return manifests.IsPermanent(err) || helm.IsPermanent(err) || render.IsPermanent(err)
 }

@@ -27,6 +27,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // TestMarkFailed walks a feature through the failures the lifecycle tells apart: a health check
@@ -102,44 +103,6 @@ func TestMarkProvisionedClearsFailures(t *testing.T) {
 	}
 }
 
-// TestProvisioned checks that only a status describing the current generation counts, and
-// that every feature with content must be Provisioned.
-func TestProvisioned(t *testing.T) {
-	summary := func(gen, observed int64, statuses map[libv1beta1.FeatureID]libv1beta1.FeatureStatus) *configv1beta1.ClusterSummary {
-		cs := &configv1beta1.ClusterSummary{}
-		cs.Generation = gen
-		cs.Status.ObservedGeneration = observed
-		cs.Spec.ClusterProfileSpec.HelmCharts = []configv1beta1.HelmChart{{ReleaseName: "web"}}
-		cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Name: "cm"}}
-		for id, st := range statuses {
-			msg := "invalid YAML"
-			cs.Status.FeatureSummaries = append(cs.Status.FeatureSummaries, configv1beta1.FeatureSummary{FeatureID: id, Status: st, FailureMessage: &msg})
-		}
-		return cs
-	}
-	both := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
-		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusProvisioned}
-	if !Provisioned(summary(2, 2, both)) {
-		t.Error("both features provisioned on the current generation: not Provisioned")
-	}
-	if Provisioned(summary(3, 2, both)) {
-		t.Error("a status of an earlier generation counts as Provisioned")
-	}
-	helmOnly := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned}
-	if Provisioned(summary(2, 2, helmOnly)) {
-		t.Error("Provisioned without the Resources feature")
-	}
-
-	failed := map[libv1beta1.FeatureID]libv1beta1.FeatureStatus{
-		libv1beta1.FeatureHelm: libv1beta1.FeatureStatusProvisioned, libv1beta1.FeatureResources: libv1beta1.FeatureStatusFailedNonRetriable}
-	if got := FailedForGood(summary(2, 2, failed)); got != "Resources: invalid YAML" {
-		t.Errorf("FailedForGood = %q", got)
-	}
-	if got := FailedForGood(summary(3, 2, failed)); got != "" {
-		t.Errorf("FailedForGood on a stale status = %q, want none", got)
-	}
-}
-
 func TestBackoff(t *testing.T) {
 	for n, want := range map[uint]time.Duration{0: 2 * time.Second, 1: 2 * time.Second, 2: 4 * time.Second, 3: 8 * time.Second,
 		7: 2 * time.Minute, 100: 2 * time.Minute} {
@@ -202,7 +165,7 @@ func TestLabelSelector(t *testing.T) {
 
 func TestUnsupportedFieldsFailForGood(t *testing.T) {
 	spec := &configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}
-	err := unsupported(spec)
+	err := render.Unsupported(spec)
 	if err == nil || !strings.Contains(err.Error(), "Go templates in helmCharts values") {
 		t.Fatalf("unsupported = %v", err)
 	}
@@ -211,17 +174,8 @@ func TestUnsupportedFieldsFailForGood(t *testing.T) {
 	if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
 		t.Errorf("an unsupported field is retried: %s", f.Status)
 	}
-	if unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
+	if render.Unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
 		t.Error("plain values are reported unsupported")
-	}
-}
-
-func TestMergeValues(t *testing.T) {
-	got := mergeValues(map[string]any{"image": map[string]any{"repo": "nginx", "tag": "1"}, "replicas": 1},
-		map[string]any{"image": map[string]any{"tag": "2"}, "service": "ClusterIP"})
-	img := got["image"].(map[string]any)
-	if img["repo"] != "nginx" || img["tag"] != "2" || got["replicas"] != 1 || got["service"] != "ClusterIP" {
-		t.Errorf("mergeValues = %v", got)
 	}
 }
 

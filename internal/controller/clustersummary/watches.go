@@ -34,31 +34,12 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // referencesIndex indexes ClusterSummaries by the ConfigMaps and Secrets they read
 // ("ConfigMap/namespace/name"), so that an edit to one redeploys exactly its readers.
 const referencesIndex = "stagecoach.dev/references"
-
-// clusterIndex indexes ClusterSummaries by their cluster (clusterKey), so that a cluster's change
-// finds its few summaries without scanning every summary of its namespace.
-const clusterIndex = "stagecoach.dev/cluster"
-
-func clusterKey(clusterType libv1beta1.ClusterType, namespace, name string) string {
-	return string(clusterType) + "/" + namespace + "/" + name
-}
-
-// ListOfCluster lists, from a cache that has the index this package's reconciler registers,
-// the summaries on a SveltosCluster.
-func ListOfCluster(ctx context.Context, c client.Reader, list *configv1beta1.ClusterSummaryList, cluster *libv1beta1.SveltosCluster) error {
-	return c.List(ctx, list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, cluster.Namespace, cluster.Name)},
-		client.UnsafeDisableDeepCopy)
-}
-
-func clusterOf(obj client.Object) []string {
-	spec := &obj.(*configv1beta1.ClusterSummary).Spec
-	return []string{clusterKey(spec.ClusterType, spec.ClusterNamespace, spec.ClusterName)}
-}
 
 func references(obj client.Object) []string {
 	cs := obj.(*configv1beta1.ClusterSummary)
@@ -94,7 +75,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
 		return err
 	}
-	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, clusterIndex, clusterOf); err != nil {
+	if err := targets.IndexSummariesByCluster(context.Background(), indexer); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -113,7 +94,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 func (r *Reconciler) summariesOfCluster(ctx context.Context, obj client.Object) []reconcile.Request {
 	var list configv1beta1.ClusterSummaryList
-	err := r.client.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(libv1beta1.ClusterTypeSveltos, obj.GetNamespace(), obj.GetName())})
+	err := targets.SummariesOfCluster(ctx, r.client, &list, libv1beta1.ClusterTypeSveltos, obj.GetNamespace(), obj.GetName())
 	return requests(ctx, list.Items, err)
 }
 
@@ -136,7 +117,7 @@ func (r *Reconciler) dependents(ctx context.Context, obj client.Object) []reconc
 	cs := obj.(*configv1beta1.ClusterSummary)
 	profile := cs.Labels[configv1beta1.ClusterProfileNameLabel]
 	var list configv1beta1.ClusterSummaryList
-	err := r.client.List(ctx, &list, client.MatchingFields{clusterIndex: clusterKey(cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)})
+	err := targets.SummariesOfCluster(ctx, r.client, &list, cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
 	list.Items = slices.DeleteFunc(list.Items, func(other configv1beta1.ClusterSummary) bool {
 		return !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
 	})

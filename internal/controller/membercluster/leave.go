@@ -33,8 +33,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
-// ReasonLeaving is the Event reason while a deleted MemberCluster waits for its bindings.
-const ReasonLeaving = "Leaving"
+// reasonLeaving is the Event reason while a deleted MemberCluster waits for its bindings.
+const reasonLeaving = "Leaving"
 
 // leavePoll is how often a MemberCluster being deleted checks whether its bindings are gone.
 const leavePoll = 5 * time.Second
@@ -57,7 +57,7 @@ func (r *Reconciler) leave(ctx context.Context, cluster *clusterv1beta1.MemberCl
 				"placements with bindings here, which withdraw what they placed first: %s. Set validationMode Skip to let the cluster go at once.",
 				strings.Join(placements, ", "))
 			if r.leaving(cluster.Name, msg) {
-				r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonLeaving, "Delete", "%s", msg)
+				r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, reasonLeaving, "Delete", "%s", msg)
 			}
 			return ctrl.Result{RequeueAfter: leavePoll}, nil
 		}

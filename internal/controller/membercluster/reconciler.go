@@ -58,8 +58,8 @@ type Options struct {
 
 // Event reasons, on transitions of the Joined condition to True or False.
 const (
-	ReasonConnectionHealthy = "ConnectionHealthy"
-	ReasonConnectionDown    = "ConnectionDown"
+	reasonConnectionHealthy = "ConnectionHealthy"
+	reasonConnectionDown    = "ConnectionDown"
 )
 
 // Reconciler probes MemberClusters.
@@ -202,10 +202,10 @@ func (r *Reconciler) reportTransition(ctx context.Context, before, cluster *clus
 	switch now.Status {
 	case metav1.ConditionTrue:
 		log.Info("cluster is reachable", "message", now.Message)
-		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonConnectionHealthy, "Probe", "%s", now.Message)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, reasonConnectionHealthy, "Probe", "%s", now.Message)
 	case metav1.ConditionFalse:
 		log.Info("cluster is down", "reason", now.Reason, "message", now.Message)
-		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, ReasonConnectionDown, "Probe", "%s", now.Message)
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, reasonConnectionDown, "Probe", "%s", now.Message)
 	}
 }
 

@@ -74,8 +74,8 @@ func TestMemberClusterConnectivity(t *testing.T) {
 	}
 	cache := startController(t, sb.Management.Config)
 
-	waitForJoined(t, c, "m", metav1.ConditionTrue, ReasonReachable, "The API server answers (Kubernetes ")
-	waitForEvent(t, c, "m", ReasonConnectionHealthy)
+	waitForJoined(t, c, "m", metav1.ConditionTrue, reasonReachable, "The API server answers (Kubernetes ")
+	waitForEvent(t, c, "m", reasonConnectionHealthy)
 	poll(t, "the cache to list m as ready", func() (bool, string) {
 		clusters, err := cache.List(ctx, fleet.KindMemberCluster)
 		if err != nil {
@@ -104,7 +104,7 @@ func TestMemberClusterConnectivity(t *testing.T) {
 	if err := c.Patch(ctx, unannotated, client.MergeFrom(before)); err != nil {
 		t.Fatal(err)
 	}
-	waitForJoined(t, c, "unannotated", metav1.ConditionTrue, ReasonReachable, "The API server answers")
+	waitForJoined(t, c, "unannotated", metav1.ConditionTrue, reasonReachable, "The API server answers")
 
 	// A frozen API server accepts connections and never answers.
 	apiserver := signalProcess(t, dir, "m-kube-apiserver", syscall.SIGSTOP)
@@ -112,9 +112,9 @@ func TestMemberClusterConnectivity(t *testing.T) {
 	t.Cleanup(thaw) // before Down, which could not stop a frozen process gracefully
 	waitForJoined(t, c, "m", metav1.ConditionFalse, fleet.ReasonUnreachable,
 		"cannot reach "+sb.Managed[0].Config.Host+": no answer within 1s")
-	waitForEvent(t, c, "m", ReasonConnectionDown)
+	waitForEvent(t, c, "m", reasonConnectionDown)
 	thaw()
-	waitForJoined(t, c, "m", metav1.ConditionTrue, ReasonReachable, "The API server answers")
+	waitForJoined(t, c, "m", metav1.ConditionTrue, reasonReachable, "The API server answers")
 
 	testLeave(t, c)
 }
@@ -131,7 +131,7 @@ func testLeave(t *testing.T, c client.Client) {
 	if err := c.Create(ctx, skip); err != nil {
 		t.Fatal(err)
 	}
-	waitForJoined(t, c, "skip", metav1.ConditionTrue, ReasonReachable, "The API server answers")
+	waitForJoined(t, c, "skip", metav1.ConditionTrue, reasonReachable, "The API server answers")
 	for _, cluster := range []string{"unannotated", "skip"} {
 		b := &placementv1beta1.ClusterResourceBinding{
 			ObjectMeta: metav1.ObjectMeta{Name: "web-" + cluster, Labels: map[string]string{placementv1beta1.PlacementTrackingLabel: "web"}},
@@ -153,7 +153,7 @@ func testLeave(t *testing.T, c client.Client) {
 		}
 	}
 	poll(t, "MemberCluster skip to be gone at once", gone("skip"))
-	waitForEvent(t, c, "unannotated", ReasonLeaving)
+	waitForEvent(t, c, "unannotated", reasonLeaving)
 	mc := &clusterv1beta1.MemberCluster{}
 	if err := c.Get(ctx, client.ObjectKey{Name: "unannotated"}, mc); err != nil || mc.DeletionTimestamp.IsZero() {
 		t.Fatalf("MemberCluster unannotated should wait for its binding: %v %+v", err, mc.ObjectMeta)

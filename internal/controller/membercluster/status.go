@@ -27,9 +27,9 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 )
 
-// ReasonReachable is the reason of Joined and Healthy when the API server answered. When it did
+// reasonReachable is the reason of Joined and Healthy when the API server answered. When it did
 // not, the reason is that of the fleet.ClusterError (fleet.ReasonUnreachable, …).
-const ReasonReachable = "Reachable"
+const reasonReachable = "Reachable"
 
 // observe folds the outcome of one probe into the cluster's conditions: probeErr nil means the
 // API server answered with version; failures counts the probes in a row that failed, this one
@@ -46,8 +46,8 @@ func observe(c *clusterv1beta1.MemberCluster, threshold, failures int, version s
 	}
 	if probeErr == nil {
 		msg := fmt.Sprintf("The API server answers (Kubernetes %s)", version)
-		set(joined, metav1.ConditionTrue, ReasonReachable, msg)
-		set(healthy, metav1.ConditionTrue, ReasonReachable, msg)
+		set(joined, metav1.ConditionTrue, reasonReachable, msg)
+		set(healthy, metav1.ConditionTrue, reasonReachable, msg)
 		return
 	}
 	set(healthy, metav1.ConditionFalse, probeErr.Reason, probeErr.Message)

@@ -81,7 +81,7 @@ func (r *kindReconciler) schedulePhase(ctx context.Context, ps *pass) error {
 	if err != nil {
 		msg := "The scheduling policy cannot be evaluated: " + err.Error()
 		if !hasCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, msg) {
-			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, ReasonSchedulingFailed, "Schedule", "%s", msg)
+			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, reasonSchedulingFailed, "Schedule", "%s", msg)
 		}
 		setCondition(ps.p, ct, metav1.ConditionFalse, placementv1beta1.ResourceScheduleFailedReason, msg)
 		return errHalt
@@ -176,12 +176,12 @@ func (r *kindReconciler) reportScheduling(ctx context.Context, ps *pass, added, 
 	slices.Sort(added)
 	slices.Sort(removed)
 	if len(added) > 0 {
-		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, ReasonClustersScheduled, "Schedule",
+		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, reasonClustersScheduled, "Schedule",
 			"Picked clusters %s", strings.Join(added, ", "))
 		ctrl.LoggerFrom(ctx).Info("picked clusters", "clusters", added)
 	}
 	if len(removed) > 0 {
-		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, ReasonClustersUnscheduled, "Schedule",
+		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, reasonClustersUnscheduled, "Schedule",
 			"Clusters %s are no longer picked", strings.Join(removed, ", "))
 		ctrl.LoggerFrom(ctx).Info("clusters no longer picked", "clusters", removed)
 	}

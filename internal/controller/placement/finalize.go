@@ -61,7 +61,7 @@ func (r *kindReconciler) finalize(ctx context.Context, p placementv1beta1.Placem
 		if placementv1beta1.Abandons(p) {
 			msg = fmt.Sprintf("Leaving the resources on %d clusters: deleteStrategy is Abandon", deleted)
 		}
-		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonBindingDeleted, "Delete", "%s", msg)
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, reasonBindingDeleted, "Delete", "%s", msg)
 	}
 	if len(bindings) > 0 {
 		ctrl.LoggerFrom(ctx).V(1).Info("waiting for bindings to be deleted", "bindings", len(bindings))

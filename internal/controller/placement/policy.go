@@ -150,7 +150,7 @@ func (r *kindReconciler) policyPhase(ctx context.Context, ps *pass) error {
 		return err
 	}
 	ps.policy = s
-	r.recorder.Eventf(ps.p, s, corev1.EventTypeNormal, ReasonPolicySnapshotCreated, "Snapshot",
+	r.recorder.Eventf(ps.p, s, corev1.EventTypeNormal, reasonPolicySnapshotCreated, "Snapshot",
 		"Created scheduling policy snapshot %s (%s)", s.GetName(), ps.spec.Policy.PlacementType)
 	ctrl.LoggerFrom(ctx).Info("created a scheduling policy snapshot", "snapshot", s.GetName(), "index", next)
 	return nil

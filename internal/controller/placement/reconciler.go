@@ -108,16 +108,16 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // Event reasons.
 const (
-	ReasonResourceSnapshotCreated = "ResourceSnapshotCreated"
-	ReasonPolicySnapshotCreated   = "PolicySnapshotCreated"
-	ReasonClustersScheduled       = "ClustersScheduled"
-	ReasonClustersUnscheduled     = "ClustersUnscheduled"
-	ReasonSchedulingFailed        = "SchedulingFailed"
-	ReasonInvalidSelectors        = placementv1beta1.InvalidResourceSelectorsReason
-	ReasonRolloutStarted          = "RolloutStarted"
-	ReasonBindingDeleted          = "BindingDeleted"
-	ReasonRolloutCompleted        = "RolloutCompleted"
-	ReasonReconcileFailed         = "ReconcileFailed"
+	reasonResourceSnapshotCreated = "ResourceSnapshotCreated"
+	reasonPolicySnapshotCreated   = "PolicySnapshotCreated"
+	reasonClustersScheduled       = "ClustersScheduled"
+	reasonClustersUnscheduled     = "ClustersUnscheduled"
+	reasonSchedulingFailed        = "SchedulingFailed"
+	reasonInvalidSelectors        = placementv1beta1.InvalidResourceSelectorsReason
+	reasonRolloutStarted          = "RolloutStarted"
+	reasonBindingDeleted          = "BindingDeleted"
+	reasonRolloutCompleted        = "RolloutCompleted"
+	reasonReconcileFailed         = "ReconcileFailed"
 )
 
 // errHalt ends a pass early without an error: the status says why, and only a change of the
@@ -172,7 +172,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		if retErr != nil && ctx.Err() == nil {
 			// Retried with backoff; the event tells whoever looks at the placement why nothing
 			// moves.
-			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, ReasonReconcileFailed, "Reconcile", "%s", retErr.Error())
+			r.recorder.Eventf(p, nil, corev1.EventTypeWarning, reasonReconcileFailed, "Reconcile", "%s", retErr.Error())
 		}
 	}()
 
@@ -197,7 +197,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 	available := r.family.PlacementConditions().Available
 	if c := meta.FindStatusCondition(p.PlacementStatus().Conditions, available); c != nil && c.Status == metav1.ConditionTrue &&
 		!meta.IsStatusConditionTrue(before.PlacementStatus().Conditions, available) {
-		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, ReasonRolloutCompleted, "Rollout", "%s", c.Message)
+		r.recorder.Eventf(p, nil, corev1.EventTypeNormal, reasonRolloutCompleted, "Rollout", "%s", c.Message)
 	}
 	ps.requeueAt(r.resync)
 	return ctrl.Result{RequeueAfter: ps.requeue}, nil

@@ -98,7 +98,7 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 			errs = append(errs, err)
 			continue
 		}
-		r.recorder.Eventf(ps.p, b, corev1.EventTypeNormal, ReasonBindingDeleted, "Unschedule",
+		r.recorder.Eventf(ps.p, b, corev1.EventTypeNormal, reasonBindingDeleted, "Unschedule",
 			"Withdrawing the resources from cluster %s, which is no longer picked", cluster)
 	}
 	move := append(slices.Clone(plan.Bind), plan.Update...)
@@ -109,7 +109,7 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 		}
 	}
 	if len(move) > 0 {
-		r.recorder.Eventf(ps.p, ps.master, corev1.EventTypeNormal, ReasonRolloutStarted, "Rollout",
+		r.recorder.Eventf(ps.p, ps.master, corev1.EventTypeNormal, reasonRolloutStarted, "Rollout",
 			"Rolling resource snapshot index %d out to %s", ps.index, strings.Join(move, ", "))
 		ctrl.LoggerFrom(ctx).Info("rolling out", "index", ps.index, "clusters", move)
 	}

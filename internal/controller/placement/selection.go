@@ -237,7 +237,7 @@ func (r *kindReconciler) selectPhase(ctx context.Context, ps *pass) error {
 	if errors.As(err, &invalid) {
 		ct, reason := r.family.PlacementConditions().Scheduled, placementv1beta1.InvalidResourceSelectorsReason
 		if !hasCondition(ps.p, ct, metav1.ConditionFalse, reason, invalid.msg) {
-			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, ReasonInvalidSelectors, "Select", "%s", invalid.msg)
+			r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, reasonInvalidSelectors, "Select", "%s", invalid.msg)
 			ctrl.LoggerFrom(ctx).Info("invalid resource selectors", "message", invalid.msg)
 		}
 		setCondition(ps.p, ct, metav1.ConditionFalse, reason, invalid.msg)

@@ -98,10 +98,10 @@ func TestUnsupportedFields(t *testing.T) {
 	}{
 		{"namespace-accessible", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.StatusReportingScope = placementv1beta1.NamespaceAccessible
-		}, ReasonUnsupportedField, "statusReportingScope NamespaceAccessible"},
+		}, reasonUnsupportedField, "statusReportingScope NamespaceAccessible"},
 		{"mirror", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.Strategy.ReportBackStrategy = &placementv1beta1.ReportBackStrategy{Type: placementv1beta1.ReportBackStrategyTypeMirror, Destination: &mirror}
-		}, ReasonUnsupportedField, "strategy.reportBackStrategy type Mirror"},
+		}, reasonUnsupportedField, "strategy.reportBackStrategy type Mirror"},
 		{"spread", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
 				TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}}

@@ -215,7 +215,7 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 	}
 	ps.master, ps.index = master, next
 	ps.snapshots = append(ps.snapshots, master)
-	r.recorder.Eventf(ps.p, master, corev1.EventTypeNormal, ReasonResourceSnapshotCreated, "Snapshot",
+	r.recorder.Eventf(ps.p, master, corev1.EventTypeNormal, reasonResourceSnapshotCreated, "Snapshot",
 		"Created resource snapshot %s: index %d, %d resources", master.GetName(), next, len(contents))
 	ctrl.LoggerFrom(ctx).Info("created a resource snapshot", "snapshot", master.GetName(), "index", next, "resources", len(contents))
 	return nil
@@ -223,7 +223,7 @@ func (r *kindReconciler) snapshotPhase(ctx context.Context, ps *pass) error {
 
 func (r *kindReconciler) createMasterSnapshot(ctx context.Context, ps *pass, index int, hash string, chunks [][]placementv1beta1.ResourceContent) (placementv1beta1.ResourceSnapshotObj, error) {
 	s := r.family.NewResourceSnapshot()
-	s.SetName(fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, ps.p.GetName(), index))
+	s.SetName(placementv1beta1.ResourceSnapshotName(ps.p.GetName(), index))
 	s.SetNamespace(ps.p.GetNamespace())
 	s.SetLabels(map[string]string{
 		placementv1beta1.IsLatestSnapshotLabel:  strconv.FormatBool(true),

@@ -27,9 +27,9 @@ import (
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 )
 
-// ReasonUnsupportedField is the Scheduled condition's reason and the Event's when a placement
+// reasonUnsupportedField is the Scheduled condition's reason and the Event's when a placement
 // asks for something Stagecoach does not do.
-const ReasonUnsupportedField = "UnsupportedField"
+const reasonUnsupportedField = "UnsupportedField"
 
 // unsupported lists, by field, what the placement asks for that Stagecoach does not do. Fields
 // the scheduler or the binding controller refuse are left to them.
@@ -53,10 +53,10 @@ func (r *kindReconciler) supportedPhase(ctx context.Context, ps *pass) error {
 	}
 	ct := r.family.PlacementConditions().Scheduled
 	msg := "Not supported by Stagecoach: " + strings.Join(fields, "; ") + ". Nothing is changed until the placement is edited."
-	if !hasCondition(ps.p, ct, metav1.ConditionFalse, ReasonUnsupportedField, msg) {
-		r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, ReasonUnsupportedField, "Validate", "%s", msg)
+	if !hasCondition(ps.p, ct, metav1.ConditionFalse, reasonUnsupportedField, msg) {
+		r.recorder.Eventf(ps.p, nil, corev1.EventTypeWarning, reasonUnsupportedField, "Validate", "%s", msg)
 		ctrl.LoggerFrom(ctx).Info("placement refused", "message", msg)
 	}
-	setCondition(ps.p, ct, metav1.ConditionFalse, ReasonUnsupportedField, msg)
+	setCondition(ps.p, ct, metav1.ConditionFalse, reasonUnsupportedField, msg)
 	return errHalt
 }

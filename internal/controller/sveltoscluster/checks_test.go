@@ -96,7 +96,7 @@ func TestClusterChecksAndActiveWindow(t *testing.T) {
 	waitForStatus(t, c, checked, "not ready, Healthy, naming the readiness check", func(s libv1beta1.SveltosClusterStatus) bool {
 		return failing("readiness check gate-open: no gate says ready=yes")(s) && s.ConnectionStatus == libv1beta1.ConnectionHealthy
 	})
-	waitForEvent(t, c, checked, ReasonReadinessCheckFailed)
+	waitForEvent(t, c, checked, reasonReadinessCheckFailed)
 	gate := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gate", Name: "gate", Labels: map[string]string{"role": "gate"}},
 		Data: map[string]string{"ready": "yes", "alive": "yes"}}
 	if gate, err = managed.CoreV1().ConfigMaps("gate").Create(ctx, gate, metav1.CreateOptions{}); err != nil {
@@ -114,7 +114,7 @@ func TestClusterChecksAndActiveWindow(t *testing.T) {
 	waitForStatus(t, c, checked, "Down, naming the liveness check", func(s libv1beta1.SveltosClusterStatus) bool {
 		return failing("liveness check still-alive: no gate says alive=yes")(s) && s.ConnectionStatus == libv1beta1.ConnectionDown
 	})
-	waitForEvent(t, c, checked, ReasonConnectionDown)
+	waitForEvent(t, c, checked, reasonConnectionDown)
 	gate.Data["alive"] = "yes"
 	if _, err = managed.CoreV1().ConfigMaps("gate").Update(ctx, gate, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
@@ -140,17 +140,17 @@ func TestClusterChecksAndActiveWindow(t *testing.T) {
 	waitForSpec(t, c, windowed, "paused outside its window", func(sc *libv1beta1.SveltosCluster) bool {
 		return sc.Spec.Paused && sc.Status.NextUnpause != nil && sc.Status.NextPause != nil
 	})
-	waitForEvent(t, c, windowed, ReasonPaused)
+	waitForEvent(t, c, windowed, reasonPaused)
 	patchSpec(t, c, windowed, func(sc *libv1beta1.SveltosCluster) {
 		sc.Spec.ActiveWindow = &libv1beta1.ActiveWindow{From: "* * * * *", To: farTo}
 	})
 	waitForSpec(t, c, windowed, "resumed inside its window", func(sc *libv1beta1.SveltosCluster) bool { return !sc.Spec.Paused })
-	waitForEvent(t, c, windowed, ReasonResumed)
+	waitForEvent(t, c, windowed, reasonResumed)
 	patchSpec(t, c, windowed, func(sc *libv1beta1.SveltosCluster) { sc.Spec.ActiveWindow.From = "every day" })
 	waitForStatus(t, c, windowed, "reporting the bad expression", func(s libv1beta1.SveltosClusterStatus) bool {
 		return s.FailureMessage != nil && strings.Contains(*s.FailureMessage, `spec.activeWindow.from: invalid cron expression "every day"`)
 	})
-	waitForEvent(t, c, windowed, ReasonInvalidActiveWindow)
+	waitForEvent(t, c, windowed, reasonInvalidActiveWindow)
 }
 
 func waitForSpec(t *testing.T, c client.Client, key client.ObjectKey, what string, ok func(*libv1beta1.SveltosCluster) bool) {

@@ -55,10 +55,10 @@ type Options struct {
 
 // Event reasons, on Healthy↔Down transitions of status.connectionStatus.
 const (
-	ReasonConnectionHealthy = "ConnectionHealthy"
-	ReasonConnectionDown    = "ConnectionDown"
-	// ReasonReadinessCheckFailed: the API server answers, but a readiness check does not pass.
-	ReasonReadinessCheckFailed = "ReadinessCheckFailed"
+	reasonConnectionHealthy = "ConnectionHealthy"
+	reasonConnectionDown    = "ConnectionDown"
+	// reasonReadinessCheckFailed: the API server answers, but a readiness check does not pass.
+	reasonReadinessCheckFailed = "ReadinessCheckFailed"
 )
 
 // Reconciler probes SveltosClusters.
@@ -149,7 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if notReady != "" {
 		cluster.Status.Ready, cluster.Status.FailureMessage = false, &notReady
 	}
-	r.warn(cluster, ReasonReadinessCheckFailed, notReady)
+	r.warn(cluster, reasonReadinessCheckFailed, notReady)
 	next, problem, err := r.followWindow(ctx, cluster)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -157,7 +157,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	if problem != "" {
 		cluster.Status.FailureMessage = &problem
 	}
-	r.warn(cluster, ReasonInvalidActiveWindow, problem)
+	r.warn(cluster, reasonInvalidActiveWindow, problem)
 	requeue := wait.Jitter(r.probe.Interval(r.census.Len(), outcome != nil), 0.1)
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
@@ -208,12 +208,12 @@ func (r *Reconciler) reportTransition(ctx context.Context, was libv1beta1.Connec
 	switch now {
 	case libv1beta1.ConnectionHealthy:
 		log.Info("cluster is reachable", "version", cluster.Status.Version)
-		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, ReasonConnectionHealthy, "Probe",
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, reasonConnectionHealthy, "Probe",
 			"The API server answers (Kubernetes %s)", cluster.Status.Version)
 	case libv1beta1.ConnectionDown:
 		msg := failureMessage(cluster.Status)
 		log.Info("cluster is down", "failures", cluster.Status.ConnectionFailures, "reason", msg)
-		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, ReasonConnectionDown, "Probe",
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, reasonConnectionDown, "Probe",
 			"%d probes in a row failed: %s", cluster.Status.ConnectionFailures, msg)
 	}
 }

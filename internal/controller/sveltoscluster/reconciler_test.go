@@ -76,7 +76,7 @@ func TestSveltosClusterConnectivity(t *testing.T) {
 		return s.Ready && s.ConnectionStatus == libv1beta1.ConnectionHealthy && s.Version != "" &&
 			s.FailureMessage == nil && s.ConnectionFailures == 0
 	})
-	waitForEvent(t, c, a, ReasonConnectionHealthy)
+	waitForEvent(t, c, a, reasonConnectionHealthy)
 
 	// Broken registrations get a failureMessage naming the Secret and key, and turn Down after
 	// the threshold, while the healthy cluster keeps being served.
@@ -133,7 +133,7 @@ func TestSveltosClusterConnectivity(t *testing.T) {
 			strings.HasPrefix(downMessage, "cannot reach "+sb.Managed[0].Config.Host) && strings.HasSuffix(downMessage, "connection refused")
 	})
 	t.Logf("%s killed: %s", apiserver, downMessage)
-	waitForEvent(t, c, a, ReasonConnectionDown)
+	waitForEvent(t, c, a, reasonConnectionDown)
 
 	// Restarted, it is Healthy again.
 	if _, err := sandbox.Up(ctx, opts); err != nil {

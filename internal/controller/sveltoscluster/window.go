@@ -33,9 +33,9 @@ import (
 
 // Event reasons of the active window.
 const (
-	ReasonPaused              = "Paused"
-	ReasonResumed             = "Resumed"
-	ReasonInvalidActiveWindow = "InvalidActiveWindow"
+	reasonPaused              = "Paused"
+	reasonResumed             = "Resumed"
+	reasonInvalidActiveWindow = "InvalidActiveWindow"
 )
 
 // windowDecision is what the active window does to a cluster at one moment.
@@ -98,10 +98,10 @@ func (r *Reconciler) followWindow(ctx context.Context, c *libv1beta1.SveltosClus
 		}
 		c.Spec.Paused = *d.paused
 		if c.Spec.Paused {
-			r.recorder.Eventf(c, nil, corev1.EventTypeNormal, ReasonPaused, "ActiveWindow",
+			r.recorder.Eventf(c, nil, corev1.EventTypeNormal, reasonPaused, "ActiveWindow",
 				"The active window closed: nothing is deployed to the cluster until %s", formatTime(d.nextUnpause))
 		} else {
-			r.recorder.Eventf(c, nil, corev1.EventTypeNormal, ReasonResumed, "ActiveWindow",
+			r.recorder.Eventf(c, nil, corev1.EventTypeNormal, reasonResumed, "ActiveWindow",
 				"The active window opened: deployments to the cluster resume until %s", formatTime(d.nextPause))
 		}
 	}

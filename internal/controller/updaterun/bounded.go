@@ -49,14 +49,6 @@ func newStage(name string, clusters []string, max int) placementv1beta1.StageUpd
 	return st
 }
 
-// StageSize is the number of clusters in the stage, listed or not.
-func StageSize(st *placementv1beta1.StageUpdatingStatus) int {
-	if st.ClusterCounts != nil {
-		return int(st.ClusterCounts.Total)
-	}
-	return len(st.Clusters)
-}
-
 // startCluster moves a cluster of a bounded stage from notStartedClusters to clusters, making
 // room by dropping the earliest succeeded cluster listed (it stays counted), or, when every
 // listed cluster is still at work, to updatingClusters. It returns the cluster's entry in

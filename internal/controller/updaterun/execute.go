@@ -52,7 +52,7 @@ func (r *kindReconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.
 		return ctrl.Result{}, err
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
-	snapshot := SnapshotName(ru.spec.PlacementName, index)
+	snapshot := placementv1beta1.ResourceSnapshotName(ru.spec.PlacementName, index)
 	for i := range ru.status.StagesStatus {
 		if stageSucceeded(&ru.status.StagesStatus[i]) {
 			continue
@@ -80,7 +80,7 @@ func (r *kindReconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.
 func (r *kindReconciler) executeStage(ctx context.Context, ru *run, i int, bindings map[string]placementv1beta1.BindingObj, snapshot string, stop bool) (stageResult, error) {
 	st := &ru.status.StagesStatus[i]
 	cfg := ru.status.UpdateStrategySnapshot.Stages[i]
-	if StageSize(st) == 0 {
+	if st.Size() == 0 {
 		// An empty stage is skipped with its tasks: there is nothing to wait or approve for.
 		st.StartTime, st.EndTime = &ru.now, &ru.now
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionProgressing, metav1.ConditionFalse, placementv1beta1.StageUpdatingSkippedNoClustersReason, "the stage has no clusters")
@@ -119,7 +119,7 @@ func (r *kindReconciler) executeStage(ctx context.Context, ru *run, i int, bindi
 // marks those whose binding is available with the snapshot. It reports whether all are updated.
 func (r *kindReconciler) updateClusters(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placementv1beta1.StageConfig,
 	bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, error) {
-	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, StageSize(st))
+	limit, err := rollout.MaxConcurrency(cfg.MaxConcurrency, st.Size())
 	if err != nil {
 		return false, abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
@@ -258,7 +258,7 @@ func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placemen
 	if available(b, snapshot) {
 		return true, "", nil
 	}
-	return false, BindingFailure(b, snapshot), nil
+	return false, placementv1beta1.BindingFailure(b, snapshot), nil
 }
 
 func isBoundTo(b placementv1beta1.BindingObj, ok bool, snapshot string) bool {

@@ -24,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -40,7 +39,7 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 	if cfg.MaxFailures == nil && cfg.ProgressDeadline == nil {
 		return "", nil
 	}
-	budget, err := rollout.MaxFailures(cfg.MaxFailures, StageSize(st))
+	budget, err := rollout.MaxFailures(cfg.MaxFailures, st.Size())
 	if err != nil {
 		return "", abort(fmt.Sprintf("stage %s: %v", st.StageName, err))
 	}
@@ -53,21 +52,6 @@ func stageFailure(ru *run, st *placementv1beta1.StageUpdatingStatus, cfg placeme
 		p.Deadline = st.ProgressDeadlineTime.Time
 	}
 	return rollout.StageFailure(p, ru.now.Time), nil
-}
-
-// BindingFailure says why a binding bound to the snapshot fails, or "": its Applied or Available
-// condition is False for the snapshot at the binding's generation.
-func BindingFailure(b placementv1beta1.BindingObj, snapshot string) string {
-	if b.BindingStatus().ObservedResourceSnapshotName != snapshot {
-		return ""
-	}
-	for _, t := range []string{placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition} {
-		c := meta.FindStatusCondition(b.BindingStatus().Conditions, t)
-		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == b.GetGeneration() {
-			return c.Message
-		}
-	}
-	return ""
 }
 
 // failStage fails the stage and the run with why; with the strategy's onFailure Rollback, it
@@ -112,7 +96,7 @@ func (r *kindReconciler) startRollback(ctx context.Context, ru *run) (string, in
 		return "", 0, nil
 	}
 	rb := r.family.NewUpdateRun()
-	rb.SetName(RollbackRunName(ru.GetName()))
+	rb.SetName(rollbackRunName(ru.GetName()))
 	rb.SetNamespace(ru.GetNamespace())
 	rb.SetAnnotations(map[string]string{placementv1beta1.RollbackOfAnnotation: ru.GetName()})
 	*rb.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{
@@ -125,9 +109,9 @@ func (r *kindReconciler) startRollback(ctx context.Context, ru *run) (string, in
 	return rb.GetName(), previous, nil
 }
 
-// RollbackRunName is the name of the run that rolls back the named run: "<run>-rollback", the
+// rollbackRunName is the name of the run that rolls back the named run: "<run>-rollback", the
 // run's name cut so that it stays a valid name.
-func RollbackRunName(run string) string {
+func rollbackRunName(run string) string {
 	const suffix, limit = "-rollback", 63
 	if len(run)+len(suffix) > limit {
 		run = run[:limit-len(suffix)]

@@ -18,21 +18,17 @@ package updaterun
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // inputs reads what a run works from: its placement, strategy, snapshots and bindings, all of
@@ -72,41 +68,10 @@ func (in inputs) strategy(ctx context.Context, name string) (*placementv1beta1.U
 	return s.UpdateStrategySpec(), nil
 }
 
-// ofPlacement selects the objects derived from the named placement.
-func (in inputs) ofPlacement(placement string) []client.ListOption {
-	return []client.ListOption{client.InNamespace(in.namespace),
-		client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: placement}}
-}
-
 // snapshotIndices lists, in increasing order, the resource snapshot indices of the placement
 // that have a first ("master") snapshot, as reader sees them (the cache, or the API server).
 func (in inputs) snapshotIndices(ctx context.Context, reader client.Reader, placement string) ([]int, error) {
-	list := in.family.NewResourceSnapshotList()
-	if err := reader.List(ctx, list, in.ofPlacement(placement)...); err != nil {
-		return nil, err
-	}
-	var indices []int
-	for _, s := range list.ResourceSnapshotObjs() {
-		if _, master := s.GetAnnotations()[placementv1beta1.ResourceGroupHashAnnotation]; !master {
-			continue
-		}
-		if i, err := strconv.Atoi(s.GetLabels()[placementv1beta1.ResourceIndexLabel]); err == nil {
-			indices = append(indices, i)
-		}
-	}
-	slices.Sort(indices)
-	return indices, nil
-}
-
-// SnapshotIndices lists, in increasing order, the resource snapshot indices of the placement a
-// run may name.
-func SnapshotIndices(ctx context.Context, c client.Client, family placementv1beta1.Family, namespace, placement string) ([]int, error) {
-	return inputs{Client: c, family: family, namespace: namespace}.snapshotIndices(ctx, c, placement)
-}
-
-// SnapshotName is the name of the first resource snapshot of the placement's group index.
-func SnapshotName(placement string, index int) string {
-	return fmt.Sprintf(placementv1beta1.ResourceSnapshotNameFmt, placement, index)
+	return targets.SnapshotIndices(ctx, reader, in.family, in.namespace, placement)
 }
 
 // latestPolicyIndex returns the index of the placement's latest scheduling policy snapshot, ""
@@ -124,75 +89,17 @@ func (in inputs) latestPolicyIndex(ctx context.Context, placement string) (strin
 	return snaps[0].GetLabels()[placementv1beta1.PolicyIndexLabel], nil
 }
 
-// bindings lists the placement's bindings, by target cluster.
+// bindings lists the placement's bindings, by target cluster. A placement of thousands of
+// clusters, on every pass: read in place, not copied. Whoever writes a binding copies it first
+// (bind).
 func (in inputs) bindings(ctx context.Context, placement string) (map[string]placementv1beta1.BindingObj, error) {
-	// A placement of thousands of clusters, on every pass: read in place, not copied. Whoever
-	// writes a binding copies it first (bind).
-	objs, err := inplace.Objects(ctx, in.informers, in.Client, in.family.NewBinding(), in.family.NewBindingList(), in.namespace,
-		labels.SelectorFromSet(labels.Set{placementv1beta1.PlacementTrackingLabel: placement}))
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]placementv1beta1.BindingObj, len(objs))
-	for _, o := range objs {
-		b, ok := o.(placementv1beta1.BindingObj)
-		if !ok {
-			return nil, fmt.Errorf("listing the bindings of %s: got a %T", placement, o)
-		}
-		out[b.BindingSpec().TargetCluster] = b
-	}
-	return out, nil
+	return targets.Bindings(ctx, in.Client, in.informers, in.family, in.namespace, placement)
 }
 
-// Clusters returns the clusters a run of the placement would update if it started now, with
-// their labels, sorted by name, and those it would remove the placement's resources from (its
-// unscheduled bindings), sorted.
-func Clusters(ctx context.Context, c client.Client, family placementv1beta1.Family, namespace, placement string) (
-	members []rollout.Member, unscheduled []string, err error) {
-	return inputs{Client: c, family: family, namespace: namespace}.clusters(ctx, placement)
-}
-
+// clusters returns the clusters a run of the placement would update if it started now, with
+// their labels, sorted by name, and those it would remove the placement's resources from.
 func (in inputs) clusters(ctx context.Context, placement string) (members []rollout.Member, unscheduled []string, err error) {
-	bindings, err := in.bindings(ctx, placement)
-	if err != nil {
-		return nil, nil, err
-	}
-	var selected []string
-	for cluster, b := range bindings {
-		if b.BindingSpec().State == placementv1beta1.BindingStateUnscheduled {
-			unscheduled = append(unscheduled, cluster)
-		} else {
-			selected = append(selected, cluster)
-		}
-	}
-	slices.Sort(selected)
-	slices.Sort(unscheduled)
-	byName, err := in.members(ctx, selected)
-	if err != nil {
-		return nil, nil, err
-	}
-	members = make([]rollout.Member, 0, len(selected))
-	for _, name := range selected {
-		members = append(members, rollout.Member{Name: name, Labels: byName[name]})
-	}
-	return members, unscheduled, nil
-}
-
-// members returns the labels of the member clusters named in sorted, a sorted list. The maps
-// are the cache's own: read them, never change them.
-func (in inputs) members(ctx context.Context, sorted []string) (map[string]map[string]string, error) {
-	// Every member cluster of a fleet of thousands: read in place, not copied.
-	list, err := inplace.List[clusterv1beta1.MemberCluster](ctx, in.informers, in.Client, &clusterv1beta1.MemberClusterList{}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]map[string]string{}
-	for _, m := range list {
-		if _, ok := slices.BinarySearch(sorted, m.Name); ok {
-			out[m.Name] = m.Labels
-		}
-	}
-	return out, nil
+	return targets.PlacementClusters(ctx, in.Client, in.informers, in.family, in.namespace, placement)
 }
 
 // approval returns an empty approval request of the run's family, named.

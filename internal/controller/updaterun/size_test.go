@@ -59,7 +59,7 @@ func TestStatusSizeAt20000Clusters(t *testing.T) {
 	largest, at := size(t, obj), "initialization"
 	for i := range obj.Status.StagesStatus {
 		st := &obj.Status.StagesStatus[i]
-		limit := StageSize(st) / 10
+		limit := st.Size() / 10
 		for wave := 0; ; wave++ {
 			// The clusters in flight succeed, and the next ones start.
 			for j := range st.Clusters {

@@ -171,7 +171,7 @@ func TestHelmDeployer(t *testing.T) {
 	c := f.Clusters()[0]
 	r := remote(t, c)
 	ctx := t.Context()
-	repoURL, stop, err := chartrepo.Serve(ctx, "../../testdata/charts")
+	repoURL, stop, err := chartrepo.Serve(ctx, "../../../testdata/charts")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,293 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+)
+
+// permanentError marks a failure that retrying the same configuration cannot fix.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error { return e.error }
+
+func permanent(err error) error { return permanentError{err} }
+
+// IsPermanent reports errors of this package that retrying the same configuration cannot fix:
+// invalid or unsupported content, as opposed to content that may yet be created.
+func IsPermanent(err error) bool {
+	var perm permanentError
+	return errors.As(err, &perm)
+}
+
+// SummaryOwner identifies a summary's content of one feature on a cluster; deployers key their
+// inventories and ownership marks by it.
+func SummaryOwner(cs *configv1beta1.ClusterSummary, id libv1beta1.FeatureID) string {
+	return fmt.Sprintf("ClusterSummary %s/%s:%s", cs.Namespace, cs.Name, id)
+}
+
+// Source is the content of a ConfigMap or Secret a profile refers to: its data, key by key.
+type Source struct {
+	Kind, Namespace, Name string
+	// Data is nil when an optional object does not exist.
+	Data map[string][]byte
+}
+
+// String names the source: "ConfigMap namespace/name".
+func (s Source) String() string { return s.Kind + " " + s.Namespace + "/" + s.Name }
+
+// sortedKeys gives a source's keys in a stable order, which is the order documents deploy in.
+func (s Source) sortedKeys() []string {
+	keys := make([]string, 0, len(s.Data))
+	for k := range s.Data {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// readSource fetches a referenced ConfigMap or Secret from the management cluster. An empty
+// namespace means the cluster's namespace. A Secret deployed by policyRefs must have the type
+// reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
+//
+// copies maps references onto the frozen copies to read instead (see package freeze); a copy
+// that is gone reads as its original. Messages and hashes name the original either way.
+func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, clusterNamespace string,
+	copies map[freeze.Ref]string) (Source, error) {
+	if namespace == "" {
+		namespace = clusterNamespace
+	}
+	src := Source{Kind: kind, Namespace: namespace, Name: name}
+	key := client.ObjectKey{Namespace: namespace, Name: name}
+	get := func(obj client.Object) error {
+		if cp, ok := copies[freeze.Ref{Kind: kind, Namespace: namespace, Name: name}]; ok {
+			err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
+			if !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		return c.Get(ctx, key, obj)
+	}
+	var err error
+	switch kind {
+	case "ConfigMap":
+		cm := &corev1.ConfigMap{}
+		if err = get(cm); err == nil {
+			src.Data = map[string][]byte{}
+			for k, v := range cm.Data {
+				src.Data[k] = []byte(v)
+			}
+			for k, v := range cm.BinaryData {
+				src.Data[k] = v
+			}
+		}
+	case "Secret":
+		secret := &corev1.Secret{}
+		if err = get(secret); err == nil {
+			if profileContent && secret.Type != libv1beta1.ClusterProfileSecretType {
+				return src, permanent(fmt.Errorf("%s has type %q: Secrets deployed by a profile must have type %q",
+					src, secret.Type, libv1beta1.ClusterProfileSecretType))
+			}
+			src.Data = secret.Data
+			if src.Data == nil {
+				src.Data = map[string][]byte{}
+			}
+		}
+	default:
+		return src, permanent(fmt.Errorf("%s: kind %q is not supported; use a ConfigMap or a Secret", src, kind))
+	}
+	if apierrors.IsNotFound(err) {
+		if optional {
+			return src, nil
+		}
+		// Not permanent: the user may well create it next.
+		return src, fmt.Errorf("%s does not exist", src)
+	}
+	if err != nil {
+		return src, fmt.Errorf("reading %s: %w", src, err)
+	}
+	return src, nil
+}
+
+// PolicySources fetches every ConfigMap and Secret the summary's policyRefs name, in order.
+func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Source, error) {
+	var out []Source
+	for _, ref := range cs.Spec.ClusterProfileSpec.PolicyRefs {
+		if ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret") {
+			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap and Secret references are supported",
+				ref.Kind, ref.Namespace, ref.Name))
+		}
+		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+// Requests splits the objects of every source of the summary's policyRefs (PolicySources, in
+// order) between the managed cluster and, for deploymentType Local, the management cluster, with
+// the options of the summary's spec. Each target keeps its own inventory, so an object moving
+// from one to the other is pruned from the first.
+func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local manifests.Request, err error) {
+	spec := &cs.Spec.ClusterProfileSpec
+	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: spec.SyncMode == configv1beta1.SyncModeDryRun}
+	if spec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
+		base.DriftExclusions = spec.DriftExclusions
+	}
+	remote, local = base, base
+	remote.Owner = SummaryOwner(cs, libv1beta1.FeatureResources)
+	local.Owner = remote.Owner + ":Local"
+	for i, src := range sources {
+		if src.Data == nil {
+			continue // an optional object that doesn't exist
+		}
+		objs, err := manifests.Parse(src.String(), src.Data)
+		if err != nil {
+			return remote, local, permanent(err)
+		}
+		for _, o := range objs {
+			addMetadata(o, spec.ExtraLabels, spec.ExtraAnnotations)
+		}
+		ref := spec.PolicyRefs[i]
+		opts := manifests.Options{SkipNamespaceCreation: ref.SkipNamespaceCreation, Force: ref.Force, Tier: ref.Tier}
+		if ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
+			local.Objects = append(local.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
+		} else {
+			remote.Objects = append(remote.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
+		}
+	}
+	return remote, local, nil
+}
+
+// addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.
+func addMetadata(obj *unstructured.Unstructured, labels, annotations map[string]string) {
+	if len(labels) > 0 {
+		l := obj.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		maps.Copy(l, labels)
+		obj.SetLabels(l)
+	}
+	if len(annotations) > 0 {
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		maps.Copy(a, annotations)
+		obj.SetAnnotations(a)
+	}
+}
+
+// Chart is one chart of a summary's spec with its final values.
+type Chart struct {
+	Chart  configv1beta1.HelmChart
+	Values map[string]any
+}
+
+// ChartMetadata adds the profile's extraLabels and extraAnnotations to every object of a release.
+func ChartMetadata(spec *configv1beta1.Spec) helm.DeployOption {
+	return helm.WithMetadata(spec.ExtraLabels, spec.ExtraAnnotations)
+}
+
+// Charts reads the values and valuesFrom of each of the summary's helmCharts, in order. Values
+// in valuesFrom are merged over the inline values, in list order, each key of a ConfigMap or
+// Secret being a YAML document.
+func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Chart, error) {
+	var out []Chart
+	for _, hc := range cs.Spec.ClusterProfileSpec.HelmCharts {
+		values, err := helm.ParseValues(hc.Values)
+		if err != nil {
+			return nil, permanent(fmt.Errorf("chart %s values: %w", hc.ReleaseName, err))
+		}
+		in := Chart{Chart: hc, Values: values}
+		for _, vf := range hc.ValuesFrom {
+			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range src.sortedKeys() {
+				var more map[string]any
+				if err := yaml.Unmarshal(src.Data[k], &more); err != nil {
+					return nil, permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %w", hc.ReleaseName, src, k, err))
+				}
+				in.Values = mergeValues(in.Values, more)
+			}
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// mergeValues merges src over dst, recursing into maps, as Helm merges values files.
+func mergeValues(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = map[string]any{}
+	}
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				dst[k] = mergeValues(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+	return dst
+}
+
+// Unsupported names the fields of a spec that would change what is deployed but that
+// Stagecoach does not implement. Deploying without them would deploy something else than the
+// user asked for, so the features fail with this message instead.
+func Unsupported(spec *configv1beta1.Spec) error {
+	var what []string
+	if len(spec.Patches) > 0 || len(spec.PatchesFrom) > 0 {
+		what = append(what, "patches")
+	}
+	if len(spec.TemplateResourceRefs) > 0 {
+		what = append(what, "templateResourceRefs")
+	}
+	for _, hc := range spec.HelmCharts {
+		if strings.Contains(hc.Values, "{{") {
+			what = append(what, "Go templates in helmCharts values")
+			break
+		}
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return permanent(errors.New(strings.Join(what, ", ") + " are not supported by Stagecoach yet; remove them from the profile"))
+}
