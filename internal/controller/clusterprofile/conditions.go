@@ -30,9 +30,9 @@ import (
 
 // Condition reasons of a ClusterProfile.
 const (
-	ReasonInvalidSpec = "InvalidSpec"
-	ReasonProvisioned = "Provisioned"
-	ReasonRollingOut  = "RollingOut"
+	reasonInvalidSpec = "InvalidSpec"
+	reasonProvisioned = "Provisioned"
+	reasonRollingOut  = "RollingOut"
 	reasonValid       = "SpecValid"
 )
 
@@ -46,15 +46,15 @@ func (r *Reconciler) summarise(ps *pass) {
 	profile, bound := ps.profile, r.maxListedClusters()
 	switch {
 	case ps.invalid != "":
-		setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, ReasonInvalidSpec, ps.invalid)
-		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonInvalidSpec, ps.invalid)
+		setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, reasonInvalidSpec, ps.invalid)
+		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonInvalidSpec, ps.invalid)
 	case ps.rolledOut:
 		note := listingNote(profile, *ps.counts, bound)
 		if ps.held && !ps.wave.Done() {
 			note += "; the rollout is held (" + configv1beta1.HoldRolloutAnnotation + "): no other cluster starts"
 		}
 		setReady(profile, ps.wave, ps.failed, len(ps.matching), note)
-		r.warned.Clear(profile.UID, ReasonInvalidSpec)
+		r.warned.Clear(profile.UID, reasonInvalidSpec)
 	}
 	boundLists(&profile.Status, *ps.counts, bound)
 }
@@ -63,8 +63,8 @@ func (r *Reconciler) summarise(ps *pass) {
 // message is new.
 func (r *Reconciler) warnInvalid(profile *configv1beta1.ClusterProfile, msg string) {
 	c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition)
-	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(profile.UID, ReasonInvalidSpec, msg) {
-		r.recorder.Eventf(profile, nil, corev1.EventTypeWarning, ReasonInvalidSpec, "Validate", "%s", msg)
+	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(profile.UID, reasonInvalidSpec, msg) {
+		r.recorder.Eventf(profile, nil, corev1.EventTypeWarning, reasonInvalidSpec, "Validate", "%s", msg)
 	}
 }
 
@@ -73,7 +73,7 @@ func (r *Reconciler) warnInvalid(profile *configv1beta1.ClusterProfile, msg stri
 func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed []configv1beta1.FailedCluster, total int, note string) {
 	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionFalse, reasonValid, "the spec can be rolled out")
 	if wave.Done() && len(failed) == 0 {
-		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, ReasonProvisioned,
+		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, reasonProvisioned,
 			fmt.Sprintf("every matching cluster (%d) runs the current spec", total)+note)
 		return
 	}
@@ -83,7 +83,7 @@ func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed [
 		f := failed[0]
 		msg += fmt.Sprintf("; cluster %s/%s: %s", f.ClusterRef.Namespace, f.ClusterRef.Name, f.FailureMessage)
 	}
-	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, ReasonRollingOut, msg)
+	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonRollingOut, msg)
 }
 
 func setCondition(profile *configv1beta1.ClusterProfile, t string, s metav1.ConditionStatus, reason, msg string) {

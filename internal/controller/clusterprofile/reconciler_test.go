@@ -378,8 +378,8 @@ func TestZeroMaxUpdateIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if events, err := testenv.Events(t.Context(), c, got, ReasonInvalidSpec); err != nil || len(events) != 2 {
-		t.Errorf("want one %s Event per message, got %d (%v)", ReasonInvalidSpec, len(events), err)
+	if events, err := testenv.Events(t.Context(), c, got, reasonInvalidSpec); err != nil || len(events) != 2 {
+		t.Errorf("want one %s Event per message, got %d (%v)", reasonInvalidSpec, len(events), err)
 	}
 	cs := &configv1beta1.ClusterSummary{}
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: p.Name + "-sveltos-a"}, cs); err != nil || !cs.DeletionTimestamp.IsZero() {
@@ -427,7 +427,7 @@ func TestUnsupportedFieldsAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.ExpectEvent(t, timeout, c, got, ReasonInvalidSpec)
+	testenv.ExpectEvent(t, timeout, c, got, reasonInvalidSpec)
 	cs := &configv1beta1.ClusterSummary{}
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: p.Name + "-sveltos-a"}, cs); err != nil || !cs.DeletionTimestamp.IsZero() {
 		t.Fatalf("the deployed summary is gone (%v)", err)

@@ -29,9 +29,9 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
-// ReasonStageFailed is the reason of a stage that exceeded its failure budget or missed its
+// reasonStageFailed is the reason of a stage that exceeded its failure budget or missed its
 // progress deadline: the promotion stops there until a new version starts.
-const ReasonStageFailed = "StageFailed"
+const reasonStageFailed = "StageFailed"
 
 // setDeadline gives the stage its progress deadline, counted from when it started, the first
 // time it has one; a stage without progressDeadline has none.
@@ -110,7 +110,7 @@ func (r *Reconciler) failStage(ps *pass, msg string) {
 	}
 	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Message: msg, Time: ps.now}
 	if startRollback(p, ps.idx) {
-		r.warnOnce(p, ReasonStageFailed, fmt.Sprintf("stage %s failed: %s; rolling back", stage, msg))
+		r.warnOnce(p, reasonStageFailed, fmt.Sprintf("stage %s failed: %s; rolling back", stage, msg))
 		ps.requeueAfter(time.Millisecond)
 		return
 	}

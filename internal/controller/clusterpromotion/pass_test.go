@@ -178,15 +178,15 @@ func TestSummariseErrorAfterStart(t *testing.T) {
 			f := newFixture(t)
 			p := at(promotion(stage("dev", nil)), "dev", t0)
 			if tc.readyAfter != "" {
-				withCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, ReasonError, tc.readyAfter, t0)
+				withCondition(p, configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, reasonError, tc.readyAfter, t0)
 			}
 			ps := f.r.newPass(p)
 			ps.started, ps.err = tc.started, errors.New("writing: boom")
 			f.r.summarise(ps)
-			checkCondition(t, p, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, ReasonError, "writing: boom"})
+			checkCondition(t, p, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, reasonError, "writing: boom"})
 			progressing := want{}
 			if tc.started {
-				progressing = want{metav1.ConditionTrue, ReasonRolloutStarted, "starting with stage dev"}
+				progressing = want{metav1.ConditionTrue, reasonRolloutStarted, "starting with stage dev"}
 			}
 			checkCondition(t, p, configv1beta1.PromotionProgressingCondition, progressing)
 			checkEvents(t, f.emitted(), tc.wantEvents...)
@@ -214,8 +214,8 @@ func TestReconcileInvalidSpec(t *testing.T) {
 		t.Errorf("finalizers: %v", got.Finalizers)
 	}
 	const msg = `spec.stages[0].maxFailures "lots" is neither a number nor a percentage from 0% to 100%`
-	checkCondition(t, got, configv1beta1.PromotionStalledCondition, want{metav1.ConditionTrue, ReasonInvalidSpec, msg})
-	checkCondition(t, got, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, ReasonInvalidSpec, msg})
+	checkCondition(t, got, configv1beta1.PromotionStalledCondition, want{metav1.ConditionTrue, reasonInvalidSpec, msg})
+	checkCondition(t, got, configv1beta1.PromotionReadyCondition, want{metav1.ConditionFalse, reasonInvalidSpec, msg})
 	checkCondition(t, got, configv1beta1.PromotionProgressingCondition, want{})
 	checkEvents(t, f.emitted(), "Warning InvalidSpec "+msg)
 }

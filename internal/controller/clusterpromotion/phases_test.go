@@ -65,7 +65,7 @@ func TestValidatePhase(t *testing.T) {
 			p := promotion(stage("dev", nil), stage("prod", nil))
 			tc.edit(p)
 			if tc.already {
-				withCondition(p, condStalled, condTrue, ReasonInvalidSpec, invalid(p), t0.Add(-time.Hour))
+				withCondition(p, condStalled, condTrue, reasonInvalidSpec, invalid(p), t0.Add(-time.Hour))
 			}
 			ps := f.r.newPass(p)
 			err := f.run(t, ps, f.r.validatePhase)
@@ -79,8 +79,8 @@ func TestValidatePhase(t *testing.T) {
 			if !errors.Is(err, errHalt) {
 				t.Fatalf("got %v, want the pass halted", err)
 			}
-			checkCondition(t, p, condStalled, want{condTrue, ReasonInvalidSpec, tc.words})
-			checkCondition(t, p, condReady, want{condFalse, ReasonInvalidSpec, tc.words})
+			checkCondition(t, p, condStalled, want{condTrue, reasonInvalidSpec, tc.words})
+			checkCondition(t, p, condReady, want{condFalse, reasonInvalidSpec, tc.words})
 			checkCondition(t, p, condProgressing, want{})
 			if tc.already {
 				checkEvents(t, f.emitted())
@@ -108,8 +108,8 @@ func TestVersionPhase(t *testing.T) {
 			return promotion(stage("dev", nil), stage("prod", manual(true)))
 		},
 		started: true,
-		ready:   want{condFalse, ReasonRolloutStarted, "starting with stage dev"},
-		prog:    want{condTrue, ReasonRolloutStarted, "starting with stage dev"},
+		ready:   want{condFalse, reasonRolloutStarted, "starting with stage dev"},
+		prog:    want{condTrue, reasonRolloutStarted, "starting with stage dev"},
 		events:  []string{"Normal RolloutStarted rolling out profile spec"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if p.Status.CurrentStageName != "dev" || len(p.Status.Stages) != 1 || !p.Status.Stages[0].LastUpdateReconciledTime.Time.Equal(t0) {
@@ -135,8 +135,8 @@ func TestVersionPhase(t *testing.T) {
 			return p
 		},
 		started: true,
-		ready:   want{condFalse, ReasonRolloutStarted, "starting with stage dev"},
-		prog:    want{condTrue, ReasonRolloutStarted, "starting with stage dev"},
+		ready:   want{condFalse, reasonRolloutStarted, "starting with stage dev"},
+		prog:    want{condTrue, reasonRolloutStarted, "starting with stage dev"},
 		events:  []string{"Normal RolloutStarted"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if p.Status.CurrentStageName != "dev" || len(p.Status.Stages) != 1 {
@@ -154,8 +154,8 @@ func TestVersionPhase(t *testing.T) {
 		halt:    true,
 		idx:     1,
 		requeue: time.Hour,
-		ready:   want{condFalse, ReasonFrozen, `waits to start: deny window 0 (from "0 9 * * *" to "0 11 * * *") is open, until 2026-03-02T11:00:00Z`},
-		prog:    want{condTrue, ReasonFrozen, "waits to start"},
+		ready:   want{condFalse, reasonFrozen, `waits to start: deny window 0 (from "0 9 * * *" to "0 11 * * *") is open, until 2026-03-02T11:00:00Z`},
+		prog:    want{condTrue, reasonFrozen, "waits to start"},
 		events:  []string{"Normal Frozen profile spec"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if p.Status.CurrentStageName != "prod" || p.Status.BlockingWindow == nil || !p.Status.NextPromotionTime.Time.Equal(t0.Add(time.Hour)) {
@@ -200,9 +200,9 @@ func TestSuspendPhase(t *testing.T) {
 		check                  func(*testing.T, *configv1beta1.ClusterPromotion, *configv1beta1.ClusterProfile)
 	}{{
 		name: "suspend", suspend: true, halt: true,
-		suspended: want{condTrue, ReasonSuspended, suspendedWords + "2026-03-02T10:00:00Z"},
-		ready:     want{condFalse, ReasonSuspended, suspendedWords},
-		prog:      want{condFalse, ReasonSuspended, suspendedWords},
+		suspended: want{condTrue, reasonSuspended, suspendedWords + "2026-03-02T10:00:00Z"},
+		ready:     want{condFalse, reasonSuspended, suspendedWords},
+		prog:      want{condFalse, reasonSuspended, suspendedWords},
 		events:    []string{`Normal Suspended suspended at stage "dev"`},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion, profile *configv1beta1.ClusterProfile) {
 			if profile.Annotations[configv1beta1.HoldRolloutAnnotation] != "suspended" {
@@ -218,28 +218,28 @@ func TestSuspendPhase(t *testing.T) {
 	}, {
 		name: "still suspended", suspend: true, halt: true,
 		before: func(p *configv1beta1.ClusterPromotion) {
-			withCondition(p, condSuspended, condTrue, ReasonSuspended, "", t0.Add(-time.Hour))
+			withCondition(p, condSuspended, condTrue, reasonSuspended, "", t0.Add(-time.Hour))
 		},
-		suspended: want{condTrue, ReasonSuspended, suspendedWords + "2026-03-02T09:00:00Z"},
-		ready:     want{condFalse, ReasonSuspended, suspendedWords + "2026-03-02T09:00:00Z"},
-		prog:      want{condFalse, ReasonSuspended, suspendedWords},
+		suspended: want{condTrue, reasonSuspended, suspendedWords + "2026-03-02T09:00:00Z"},
+		ready:     want{condFalse, reasonSuspended, suspendedWords + "2026-03-02T09:00:00Z"},
+		prog:      want{condFalse, reasonSuspended, suspendedWords},
 	}, {
 		name: "a completed version stays completed", suspend: true, halt: true,
 		before: func(p *configv1beta1.ClusterPromotion) {
 			withCondition(p, condProgressing, condFalse, configv1beta1.PromotionPromotedReason, promotedWords, t0.Add(-time.Hour))
 		},
-		suspended: want{condTrue, ReasonSuspended, suspendedWords},
-		ready:     want{condFalse, ReasonSuspended, suspendedWords},
+		suspended: want{condTrue, reasonSuspended, suspendedWords},
+		ready:     want{condFalse, reasonSuspended, suspendedWords},
 		prog:      want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events:    []string{"Normal Suspended"},
 	}, {
 		name: "resume",
 		before: func(p *configv1beta1.ClusterPromotion) {
-			withCondition(p, condSuspended, condTrue, ReasonSuspended, "", t0.Add(-time.Hour))
+			withCondition(p, condSuspended, condTrue, reasonSuspended, "", t0.Add(-time.Hour))
 			soaked, deadline := metav1.NewTime(t0.Add(-90*time.Minute)), metav1.NewTime(t0.Add(30*time.Minute))
 			p.Status.Stages[0].LastSuccessfulAppliedTime, p.Status.Stages[0].ProgressDeadlineTime = &soaked, &deadline
 		},
-		suspended: want{condFalse, ReasonResumed, "resumed after 1h0m0s suspended"},
+		suspended: want{condFalse, reasonResumed, "resumed after 1h0m0s suspended"},
 		events:    []string{"Normal Resumed resumed after 1h0m0s suspended"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion, profile *configv1beta1.ClusterProfile) {
 			// The hour suspended does not count: the soak and the deadline move on by as much.
@@ -356,7 +356,7 @@ func TestGateAndAct(t *testing.T) {
 			return soaked(at(promotion(stage("dev", manual(false)), stage("prod", nil)), "dev", t0.Add(-time.Hour)), time.Minute)
 		},
 		state: done, outcome: waiting,
-		ready:  want{condFalse, ReasonAwaitingApproval, "stage dev: Paused: Awaiting Manual Approval"},
+		ready:  want{condFalse, reasonAwaitingApproval, "stage dev: Paused: Awaiting Manual Approval"},
 		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "Awaiting Manual Approval"},
 		events: []string{"Normal AwaitingApproval"},
 	}, {
@@ -365,7 +365,7 @@ func TestGateAndAct(t *testing.T) {
 			return at(promotion(stage("dev", nil), stage("prod", nil)), "dev", t0.Add(-time.Minute))
 		},
 		state: stageState{waitingOn: "Cluster dev/dev is unreachable.", blocked: true}, outcome: waiting,
-		ready:  want{condFalse, ReasonStageBlocked, "stage dev: Clusters are being provisioned: Cluster dev/dev is unreachable."},
+		ready:  want{condFalse, reasonStageBlocked, "stage dev: Clusters are being provisioned: Cluster dev/dev is unreachable."},
 		prog:   want{condTrue, configv1beta1.PromotionWaitingReason, "unreachable"},
 		events: []string{"Warning StageBlocked stage dev: Cluster dev/dev is unreachable."},
 	}, {
@@ -375,18 +375,18 @@ func TestGateAndAct(t *testing.T) {
 		},
 		state:   stageState{waitingOn: "Cluster dev/dev, boom", blocked: true, failed: "ClusterSummary web-dev-dev: boom"},
 		outcome: waiting,
-		ready:   want{condFalse, ReasonStageBlocked, "boom"},
+		ready:   want{condFalse, reasonStageBlocked, "boom"},
 		prog:    want{condTrue, configv1beta1.PromotionWaitingReason, "boom"},
-		stalled: want{condTrue, ReasonDeploymentFailed, "ClusterSummary web-dev-dev: boom"},
+		stalled: want{condTrue, reasonDeploymentFailed, "ClusterSummary web-dev-dev: boom"},
 		events:  []string{"Warning StageBlocked", "Warning DeploymentFailed ClusterSummary web-dev-dev: boom"},
 	}, {
 		name: "a stall ends once nothing fails",
 		promotion: func() *configv1beta1.ClusterPromotion {
 			p := at(promotion(stage("dev", nil), stage("prod", nil)), "dev", t0.Add(-time.Minute))
-			return withCondition(p, condStalled, condTrue, ReasonDeploymentFailed, "boom", t0.Add(-time.Minute))
+			return withCondition(p, condStalled, condTrue, reasonDeploymentFailed, "boom", t0.Add(-time.Minute))
 		},
 		state: done, requeue: time.Millisecond, outcome: advanced,
-		prog:    want{condTrue, ReasonStagePromoted, "promoted to stage prod"},
+		prog:    want{condTrue, reasonStagePromoted, "promoted to stage prod"},
 		stalled: want{condFalse, "Progressing", "nothing blocks the rollout"},
 		events:  []string{"Normal StagePromoted stage dev is done; promoting to stage prod"},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
@@ -430,9 +430,9 @@ func TestGateAndAct(t *testing.T) {
 			return p
 		},
 		state: done, halt: true,
-		ready:   want{condFalse, ReasonInvalidWindow, "stage dev"},
-		prog:    want{condFalse, ReasonInvalidWindow, "stage dev"},
-		stalled: want{condTrue, ReasonInvalidWindow, "stage dev"},
+		ready:   want{condFalse, reasonInvalidWindow, "stage dev"},
+		prog:    want{condFalse, reasonInvalidWindow, "stage dev"},
+		stalled: want{condTrue, reasonInvalidWindow, "stage dev"},
 		events:  []string{"Warning InvalidPromotionWindow stage dev"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) { runGate(t, tc) })
@@ -482,9 +482,9 @@ func TestBudgetPhase(t *testing.T) {
 	for _, tc := range []gateCase{{
 		name: "failing beyond the budget stops the version", promotion: budgeted(configv1beta1.OnFailureStop, true),
 		state: failing, halt: true,
-		ready:   want{condFalse, ReasonStageFailed, failed + "; the promotion stops until a new version starts"},
-		prog:    want{condFalse, ReasonStageFailed, failed},
-		stalled: want{condTrue, ReasonStageFailed, failed},
+		ready:   want{condFalse, reasonStageFailed, failed + "; the promotion stops until a new version starts"},
+		prog:    want{condFalse, reasonStageFailed, failed},
+		stalled: want{condTrue, reasonStageFailed, failed},
 		events:  []string{"Warning StageFailed " + failed},
 		check: func(t *testing.T, p *configv1beta1.ClusterPromotion) {
 			if p.FailedVersion() == nil || p.Status.Rollback != nil || *p.Status.Stages[1].FailureMessage != p.FailedVersion().Message {
@@ -505,9 +505,9 @@ func TestBudgetPhase(t *testing.T) {
 	}, {
 		name: "onFailure Rollback with nothing to go back to stops", promotion: budgeted(configv1beta1.OnFailureRollback, false),
 		state: failing, halt: true,
-		ready:   want{condFalse, ReasonStageFailed, "there is nothing to roll back to; the promotion stops"},
-		prog:    want{condFalse, ReasonStageFailed, failed},
-		stalled: want{condTrue, ReasonStageFailed, failed},
+		ready:   want{condFalse, reasonStageFailed, "there is nothing to roll back to; the promotion stops"},
+		prog:    want{condFalse, reasonStageFailed, failed},
+		stalled: want{condTrue, reasonStageFailed, failed},
 		events:  []string{"Warning StageFailed"},
 	}, {
 		name: "a missed progress deadline fails the stage",
@@ -517,9 +517,9 @@ func TestBudgetPhase(t *testing.T) {
 			return p
 		},
 		state: stageState{waitingOn: "Cluster prod/prod has no ClusterSummary yet."}, halt: true,
-		ready:   want{condFalse, ReasonStageFailed, "stage prod failed: the stage was not deployed and healthy by its progressDeadline (2026-03-02T09:59:00Z)"},
-		prog:    want{condFalse, ReasonStageFailed, "progressDeadline"},
-		stalled: want{condTrue, ReasonStageFailed, "progressDeadline"},
+		ready:   want{condFalse, reasonStageFailed, "stage prod failed: the stage was not deployed and healthy by its progressDeadline (2026-03-02T09:59:00Z)"},
+		prog:    want{condFalse, reasonStageFailed, "progressDeadline"},
+		stalled: want{condTrue, reasonStageFailed, "progressDeadline"},
 		events:  []string{"Warning StageFailed"},
 	}, {
 		name: "a completed version no longer fails",
@@ -528,7 +528,7 @@ func TestBudgetPhase(t *testing.T) {
 			return withCondition(p, condProgressing, condFalse, configv1beta1.PromotionPromotedReason, promotedWords, t0.Add(-time.Minute))
 		},
 		state: failing, outcome: waiting,
-		ready:  want{condFalse, ReasonStageBlocked, "boom"},
+		ready:  want{condFalse, reasonStageBlocked, "boom"},
 		prog:   want{condFalse, configv1beta1.PromotionPromotedReason, promotedWords},
 		events: []string{"Warning StageBlocked"},
 	}} {
@@ -551,15 +551,15 @@ func TestFailurePhase(t *testing.T) {
 	}
 	for _, tc := range []gateCase{{
 		name: "a failed version stays where it stopped", promotion: failedAtDev(nil, false), halt: true,
-		ready:   want{condFalse, ReasonStageFailed, "stage dev failed: boom; the promotion stops until a new version starts"},
-		prog:    want{condFalse, ReasonStageFailed, "stage dev failed: boom"},
-		stalled: want{condTrue, ReasonStageFailed, "stage dev failed: boom"},
+		ready:   want{condFalse, reasonStageFailed, "stage dev failed: boom; the promotion stops until a new version starts"},
+		prog:    want{condFalse, reasonStageFailed, "stage dev failed: boom"},
+		stalled: want{condTrue, reasonStageFailed, "stage dev failed: boom"},
 		events:  []string{"Warning StageFailed stage dev failed: boom"},
 	}, {
 		name: "a stage being rolled back waits for its clusters", promotion: failedAtDev(&configv1beta1.RollbackStatus{Stages: []string{"dev"}}, false),
 		halt: true, requeue: 5 * time.Second,
-		ready:  want{condFalse, ReasonRollingBack, "stage dev failed: boom; rolling back stage dev to version cafef00d: ClusterProfile web-dev is not reconciled yet."},
-		prog:   want{condTrue, ReasonRollingBack, "rolling back stage dev"},
+		ready:  want{condFalse, reasonRollingBack, "stage dev failed: boom; rolling back stage dev to version cafef00d: ClusterProfile web-dev is not reconciled yet."},
+		prog:   want{condTrue, reasonRollingBack, "rolling back stage dev"},
 		events: []string{"Warning RollingBack"},
 	}, {
 		name: "a stage gone from the spec is passed over", promotion: failedAtDev(&configv1beta1.RollbackStatus{Stages: []string{"qa", "dev"}}, false),

@@ -103,19 +103,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // Event reasons.
 const (
-	ReasonRolloutStarted   = "RolloutStarted"
-	ReasonStagePromoted    = "StagePromoted"
-	ReasonAwaitingApproval = "AwaitingApproval"
-	// ReasonStageBlocked: a cluster of the stage is unreachable, or its deployment or health
+	reasonRolloutStarted   = "RolloutStarted"
+	reasonStagePromoted    = "StagePromoted"
+	reasonAwaitingApproval = "AwaitingApproval"
+	// reasonStageBlocked: a cluster of the stage is unreachable, or its deployment or health
 	// check fails and is being retried. The Warning Event comes once per new message.
-	ReasonStageBlocked     = "StageBlocked"
-	ReasonDeploymentFailed = "DeploymentFailed"
-	// ReasonStageMatchesNoCluster: a stage's selector matches no cluster; it passes at once.
-	ReasonStageMatchesNoCluster = "StageMatchesNoCluster"
-	ReasonInvalidWindow         = "InvalidPromotionWindow"
-	// ReasonInvalidSpec: a field of the spec cannot be acted on as written; the message names it.
-	ReasonInvalidSpec = "InvalidSpec"
-	ReasonError       = "Error"
+	reasonStageBlocked     = "StageBlocked"
+	reasonDeploymentFailed = "DeploymentFailed"
+	// reasonStageMatchesNoCluster: a stage's selector matches no cluster; it passes at once.
+	reasonStageMatchesNoCluster = "StageMatchesNoCluster"
+	reasonInvalidWindow         = "InvalidPromotionWindow"
+	// reasonInvalidSpec: a field of the spec cannot be acted on as written; the message names it.
+	reasonInvalidSpec = "InvalidSpec"
+	reasonError       = "Error"
 )
 
 // errHalt ends a pass early without an error: the promotion stays where it is for now, and the

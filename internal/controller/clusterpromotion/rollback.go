@@ -34,12 +34,12 @@ import (
 
 // Reasons of a rollback.
 const (
-	ReasonRollingBack     = "RollingBack"
-	ReasonStageRolledBack = "StageRolledBack"
-	// ReasonRollbackRequested: the stagecoach.dev/rollback annotation asked for a rollback.
-	ReasonRollbackRequested = "RollbackRequested"
-	// ReasonRollbackRefused: a rollback was asked for, and there is no version to go back to.
-	ReasonRollbackRefused = "RollbackRefused"
+	reasonRollingBack     = "RollingBack"
+	reasonStageRolledBack = "StageRolledBack"
+	// reasonRollbackRequested: the stagecoach.dev/rollback annotation asked for a rollback.
+	reasonRollbackRequested = "RollbackRequested"
+	// reasonRollbackRefused: a rollback was asked for, and there is no version to go back to.
+	reasonRollbackRefused = "RollbackRefused"
 )
 
 // recordKnownGood keeps the version that just went through every stage as the one to roll back
@@ -95,7 +95,7 @@ func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx 
 		return
 	}
 	if !canRollBack(p) {
-		r.warnOnce(p, ReasonRollbackRefused, "a rollback was requested ("+configv1beta1.RollbackAnnotation+
+		r.warnOnce(p, reasonRollbackRefused, "a rollback was requested ("+configv1beta1.RollbackAnnotation+
 			"), but no earlier version has gone through every stage: there is nothing to roll back to")
 		return
 	}
@@ -103,7 +103,7 @@ func (r *Reconciler) takeRollbackRequest(p *configv1beta1.ClusterPromotion, idx 
 	p.Status.Failure = &configv1beta1.PromotionFailure{Stage: stage, ProfileSpecHash: p.Status.ProfileSpecHash, Requested: true,
 		Message: "a rollback was requested (" + configv1beta1.RollbackAnnotation + ")", Time: now}
 	planRollback(p, idx)
-	r.event(p, corev1.EventTypeNormal, ReasonRollbackRequested, "rollback requested at stage %s: rolling back stages %s", stage, strings.Join(p.Status.Rollback.Stages, ", "))
+	r.event(p, corev1.EventTypeNormal, reasonRollbackRequested, "rollback requested at stage %s: rolling back stages %s", stage, strings.Join(p.Status.Rollback.Stages, ", "))
 }
 
 // failureWords says what happened to a failed version: where it failed and why, or where its
@@ -171,7 +171,7 @@ func (r *Reconciler) rollBackStage(ctx context.Context, ps *pass) error {
 		ps.requeueAfter(5 * time.Second)
 		return nil
 	}
-	r.event(p, corev1.EventTypeNormal, ReasonStageRolledBack, "stage %s is back on version %s", name, formatHash(lkg.ProfileSpecHash))
+	r.event(p, corev1.EventTypeNormal, reasonStageRolledBack, "stage %s is back on version %s", name, formatHash(lkg.ProfileSpecHash))
 	rb.Done++
 	ps.requeueAfter(time.Millisecond)
 	return nil

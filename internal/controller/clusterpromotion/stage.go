@@ -146,10 +146,10 @@ func (r *Reconciler) noteWaitingOn(ps *pass) {
 	if state.blocked && ps.decision.Action == rollout.Wait {
 		ps.blocked = state.waitingOn
 		if st.FailureMessage == nil || *st.FailureMessage != ps.blocked {
-			r.warnOnce(p, ReasonStageBlocked, fmt.Sprintf("stage %s: %s", stage.Name, ps.blocked))
+			r.warnOnce(p, reasonStageBlocked, fmt.Sprintf("stage %s: %s", stage.Name, ps.blocked))
 		}
 	} else {
-		r.warned.Clear(p.UID, ReasonStageBlocked)
+		r.warned.Clear(p.UID, reasonStageBlocked)
 	}
 	st.FailureMessage = nil
 	if state.waitingOn != "" {
@@ -157,7 +157,7 @@ func (r *Reconciler) noteWaitingOn(ps *pass) {
 		st.FailureMessage = &waitingOn
 	}
 	if state.empty {
-		r.warnOnce(p, ReasonStageMatchesNoCluster, fmt.Sprintf("stage %s: %s", stage.Name, state.waitingOn))
+		r.warnOnce(p, reasonStageMatchesNoCluster, fmt.Sprintf("stage %s: %s", stage.Name, state.waitingOn))
 	}
 }
 
@@ -200,7 +200,7 @@ func (r *Reconciler) leaveStage(ctx context.Context, ps *pass) error {
 		return nil
 	}
 	next := p.Spec.Stages[ps.idx+1].Name
-	r.event(p, corev1.EventTypeNormal, ReasonStagePromoted, "stage %s is done; promoting to stage %s", stage.Name, next)
+	r.event(p, corev1.EventTypeNormal, reasonStagePromoted, "stage %s is done; promoting to stage %s", stage.Name, next)
 	p.Status.Stages = append(p.Status.Stages, configv1beta1.StageStatus{Name: next, LastUpdateReconciledTime: &now})
 	p.Status.CurrentStageName = next
 	p.Status.LastPromotionTime = &now

@@ -45,10 +45,10 @@ func (r *Reconciler) summarise(ps *pass) {
 	p := ps.p
 	if ps.suspendedSince != nil {
 		patch.SetConditionAt(&p.Status.Conditions, ps.now, p.Generation, configv1beta1.PromotionSuspendedCondition,
-			metav1.ConditionTrue, ReasonSuspended, suspendWords(p, *ps.suspendedSince))
+			metav1.ConditionTrue, reasonSuspended, suspendWords(p, *ps.suspendedSince))
 	} else if ps.resumed {
 		patch.SetConditionAt(&p.Status.Conditions, ps.now, p.Generation, configv1beta1.PromotionSuspendedCondition,
-			metav1.ConditionFalse, ReasonResumed, resumeWords(ps.suspendedFor))
+			metav1.ConditionFalse, reasonResumed, resumeWords(ps.suspendedFor))
 	}
 	r.summariseReady(ps)
 	if v, ok := progressing(ps); ok {
@@ -69,7 +69,7 @@ func (r *Reconciler) summariseStalled(ps *pass) {
 		if meta.IsStatusConditionTrue(p.Status.Conditions, configv1beta1.PromotionStalledCondition) {
 			setCondition(p, configv1beta1.PromotionStalledCondition, v)
 		}
-		for _, reason := range []string{ReasonInvalidSpec, ReasonInvalidWindow, ReasonDeploymentFailed} {
+		for _, reason := range []string{reasonInvalidSpec, reasonInvalidWindow, reasonDeploymentFailed} {
 			r.warned.Clear(p.UID, reason)
 		}
 		return
@@ -99,15 +99,15 @@ func (r *Reconciler) summariseReady(ps *pass) {
 func stalled(ps *pass) (verdict, bool) {
 	switch {
 	case ps.invalid != "":
-		return isTrue(ReasonInvalidSpec, ps.invalid), true
+		return isTrue(reasonInvalidSpec, ps.invalid), true
 	case ps.stopped:
-		return isTrue(ReasonStageFailed, stopWords(ps.p)), true
+		return isTrue(reasonStageFailed, stopWords(ps.p)), true
 	case ps.rolledBack:
 		return isTrue(configv1beta1.PromotionRolledBackReason, rolledBackWords(ps.p)), true
 	case ps.badWindow != "":
-		return isTrue(ReasonInvalidWindow, ps.badWindow), true
+		return isTrue(reasonInvalidWindow, ps.badWindow), true
 	case ps.observed && ps.state.failed != "":
-		return isTrue(ReasonDeploymentFailed, ps.state.failed), true
+		return isTrue(reasonDeploymentFailed, ps.state.failed), true
 	case ps.observed:
 		return isFalse("Progressing", "nothing blocks the rollout"), true
 	}
@@ -120,21 +120,21 @@ func ready(ps *pass) (_ verdict, eventType string, _ bool) {
 	p := ps.p
 	switch {
 	case ps.err != nil:
-		return isFalse(ReasonError, ps.err.Error()), corev1.EventTypeWarning, true
+		return isFalse(reasonError, ps.err.Error()), corev1.EventTypeWarning, true
 	case ps.invalid != "":
-		return isFalse(ReasonInvalidSpec, ps.invalid), "", true
+		return isFalse(reasonInvalidSpec, ps.invalid), "", true
 	case ps.suspendedSince != nil:
-		return isFalse(ReasonSuspended, suspendWords(p, *ps.suspendedSince)), "", true
+		return isFalse(reasonSuspended, suspendWords(p, *ps.suspendedSince)), "", true
 	case ps.held != nil:
-		return isFalse(ReasonFrozen, heldWords(ps)), corev1.EventTypeNormal, true
+		return isFalse(reasonFrozen, heldWords(ps)), corev1.EventTypeNormal, true
 	case ps.stopped:
-		return isFalse(ReasonStageFailed, stopWords(p)), "", true
+		return isFalse(reasonStageFailed, stopWords(p)), "", true
 	case ps.rolledBack:
 		return isFalse(configv1beta1.PromotionRolledBackReason, rolledBackWords(p)), corev1.EventTypeWarning, true
 	case ps.rollingBack != "":
-		return isFalse(ReasonRollingBack, rollingBackWords(ps)), corev1.EventTypeWarning, true
+		return isFalse(reasonRollingBack, rollingBackWords(ps)), corev1.EventTypeWarning, true
 	case ps.badWindow != "":
-		return isFalse(ReasonInvalidWindow, ps.badWindow), "", true
+		return isFalse(reasonInvalidWindow, ps.badWindow), "", true
 	case ps.outcome == promoted:
 		return isTrue(configv1beta1.PromotionPromotedReason, promotedWords), corev1.EventTypeNormal, true
 	case ps.outcome == waiting && ps.blocked != "":
@@ -143,7 +143,7 @@ func ready(ps *pass) (_ verdict, eventType string, _ bool) {
 	case ps.outcome == waiting:
 		return waitVerdict(ps), corev1.EventTypeNormal, true
 	case ps.started:
-		return isFalse(ReasonRolloutStarted, startWords(p)), "", true
+		return isFalse(reasonRolloutStarted, startWords(p)), "", true
 	}
 	return verdict{}, "", false
 }
@@ -156,25 +156,25 @@ func progressing(ps *pass) (verdict, bool) {
 		return verdict{}, false
 	case ps.suspendedSince != nil:
 		// A completed version stays completed: its last gate is not asked for again on resume.
-		return isFalse(ReasonSuspended, suspendWords(p, *ps.suspendedSince)), !ps.completed
+		return isFalse(reasonSuspended, suspendWords(p, *ps.suspendedSince)), !ps.completed
 	case ps.held != nil:
-		return isTrue(ReasonFrozen, heldWords(ps)), true
+		return isTrue(reasonFrozen, heldWords(ps)), true
 	case ps.stopped:
-		return isFalse(ReasonStageFailed, stopWords(p)), true
+		return isFalse(reasonStageFailed, stopWords(p)), true
 	case ps.rolledBack:
 		return isFalse(configv1beta1.PromotionRolledBackReason, rolledBackWords(p)), true
 	case ps.rollingBack != "":
-		return isTrue(ReasonRollingBack, rollingBackWords(ps)), true
+		return isTrue(reasonRollingBack, rollingBackWords(ps)), true
 	case ps.badWindow != "":
-		return isFalse(ReasonInvalidWindow, ps.badWindow), true
+		return isFalse(reasonInvalidWindow, ps.badWindow), true
 	case ps.outcome == promoted:
 		return isFalse(configv1beta1.PromotionPromotedReason, promotedWords), true
 	case ps.outcome == advanced:
-		return isTrue(ReasonStagePromoted, "promoted to stage "+p.Status.CurrentStageName), true
+		return isTrue(reasonStagePromoted, "promoted to stage "+p.Status.CurrentStageName), true
 	case ps.outcome == waiting && !ps.completed:
 		return isTrue(configv1beta1.PromotionWaitingReason, waitVerdict(ps).message), true
 	case ps.started:
-		return isTrue(ReasonRolloutStarted, startWords(p)), true
+		return isTrue(reasonRolloutStarted, startWords(p)), true
 	}
 	return verdict{}, false
 }
@@ -187,11 +187,11 @@ func waitVerdict(ps *pass) verdict {
 	stage, d := ps.stage, ps.decision
 	switch {
 	case ps.blocked != "":
-		return isFalse(ReasonStageBlocked, fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, ps.blocked))
+		return isFalse(reasonStageBlocked, fmt.Sprintf("stage %s: %s: %s", stage.Name, d.Message, ps.blocked))
 	case d.Message == rollout.DescAwaitingApproval:
-		return isFalse(ReasonAwaitingApproval, fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
+		return isFalse(reasonAwaitingApproval, fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
 	case d.Hold != nil && d.Hold.DenyWindow >= 0:
-		return isFalse(ReasonFrozen, fmt.Sprintf("stage %s is done, but the next one may not start: %s", stage.Name, holdWords(ps.p, d.Hold)))
+		return isFalse(reasonFrozen, fmt.Sprintf("stage %s is done, but the next one may not start: %s", stage.Name, holdWords(ps.p, d.Hold)))
 	}
 	return isFalse(configv1beta1.PromotionWaitingReason, fmt.Sprintf("stage %s: %s", stage.Name, d.Message))
 }

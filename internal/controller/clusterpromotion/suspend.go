@@ -32,10 +32,10 @@ import (
 
 // Event and condition reasons of suspension and freeze windows.
 const (
-	ReasonSuspended = "Suspended"
-	ReasonResumed   = "Resumed"
-	// ReasonFrozen: a deny window holds the next stage, or a new version, back.
-	ReasonFrozen = "Frozen"
+	reasonSuspended = "Suspended"
+	reasonResumed   = "Resumed"
+	// reasonFrozen: a deny window holds the next stage, or a new version, back.
+	reasonFrozen = "Frozen"
 )
 
 // suspendPhase holds the promotion where it is while spec.suspend is true: the rolling updates
@@ -62,7 +62,7 @@ func (r *Reconciler) suspendPhase(ctx context.Context, ps *pass) error {
 	if c := meta.FindStatusCondition(p.Status.Conditions, configv1beta1.PromotionSuspendedCondition); c != nil && c.Status == metav1.ConditionTrue {
 		since = c.LastTransitionTime
 	} else {
-		r.event(p, corev1.EventTypeNormal, ReasonSuspended, "suspended at stage %q", p.Status.CurrentStageName)
+		r.event(p, corev1.EventTypeNormal, reasonSuspended, "suspended at stage %q", p.Status.CurrentStageName)
 	}
 	ps.suspendedSince = &since
 	return errHalt
@@ -102,7 +102,7 @@ func (r *Reconciler) resume(ps *pass) {
 		}
 	}
 	ps.resumed, ps.suspendedFor = true, now.Sub(c.LastTransitionTime.Time).Round(time.Second)
-	r.event(p, corev1.EventTypeNormal, ReasonResumed, "%s", resumeWords(ps.suspendedFor))
+	r.event(p, corev1.EventTypeNormal, reasonResumed, "%s", resumeWords(ps.suspendedFor))
 }
 
 func resumeWords(suspended time.Duration) string {

@@ -77,7 +77,7 @@ func (r *Reconciler) startVersion(ps *pass) {
 	p.Status.Failure, p.Status.Rollback = nil, nil
 	consumeStandingApprovals(p)
 	ps.idx, ps.started, ps.completed = 0, true, false
-	r.event(p, corev1.EventTypeNormal, ReasonRolloutStarted, "%s", startWords(p))
+	r.event(p, corev1.EventTypeNormal, reasonRolloutStarted, "%s", startWords(p))
 }
 
 // startWords says which version starts, and where.
