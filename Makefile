@@ -45,11 +45,12 @@ test-unit: ## Run the tests that need no sandbox: pure logic, fake clients; no e
 test-image: ## Build the image, push it to a loopback registry and run the binary it holds.
 	cd hack/image && go vet ./... && go test -count 1 -timeout 30m ./...
 
-# Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag. The
-# dashboard's test drives a headless Chromium, which it may not do without: make browser.
+# Tests that start a sandbox (etcd, kube-apiservers, kwok) carry the e2e build tag, and run with
+# -count=1: the test cache is shared between clones, and a cached pass says nothing of the sandbox
+# today. The dashboard's test drives a headless Chromium, which it may not do without: make browser.
 .PHONY: test-e2e
 test-e2e: kube browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
-	STAGECOACH_REQUIRE_BROWSER=1 go test -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
+	STAGECOACH_REQUIRE_BROWSER=1 go test -count=1 -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
 
 .PHONY: browser
 browser: ## Install Debian's chromium, for the dashboard's browser test, when no Chromium is on PATH.
