@@ -16,7 +16,11 @@ limitations under the License.
 
 package fleet
 
-import "time"
+import (
+	"time"
+
+	"github.com/stagecoach-dev/stagecoach/internal/shard"
+)
 
 // Defaults of ProbeOptions.
 const (
@@ -29,6 +33,17 @@ const (
 	// DefaultMaxProbeRate is how many probes per second each probing controller makes at most.
 	DefaultMaxProbeRate = 100
 )
+
+// ProberOptions are what a controller that probes clusters (SveltosClusters, MemberClusters) is
+// given. Clusters is required.
+type ProberOptions struct {
+	// Clusters reaches the clusters; the controllers that deploy to them share it.
+	Clusters *Cache
+	// Shard is the shard whose clusters this replica probes.
+	Shard shard.Key
+	// Probe tunes the probes; the zero value gives the defaults.
+	Probe ProbeOptions
+}
 
 // ProbeOptions tune the controllers that probe clusters' API servers. The zero value gives the
 // defaults.

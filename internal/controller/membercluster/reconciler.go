@@ -46,15 +46,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
-// Options tune the controller. Clusters is required.
-type Options struct {
-	// Clusters reaches the clusters; the controllers that deploy to them share it.
-	Clusters *fleet.Cache
-	// Shard is the shard whose clusters this replica probes.
-	Shard shard.Key
-	// Probe tunes the probes; the zero value gives the defaults.
-	Probe fleet.ProbeOptions
-}
+// Options tune the controller, as every controller that probes clusters is tuned.
+type Options = fleet.ProberOptions
 
 // Event reasons, on transitions of the Joined condition to True or False.
 const (
