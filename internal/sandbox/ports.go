@@ -40,10 +40,10 @@ const PortsDirEnv = "STAGECOACH_SANDBOX_PORTS_DIR"
 // sandbox of the same user shares one registry directory holding a lease file per port, named
 // after the port and naming the sandbox directory and the process that claimed it.
 //
-// A lease is stale, and may be claimed again, only when its sandbox's state file is gone and the
-// claiming process has exited: a sandbox being initialised has no state file yet but a live
-// claimer, and a sandbox left running by `stagecoach sandbox up` has an exited claimer but a state
-// file. Every change to the registry — a claim, a reclaim, a release — happens under an exclusive
+// A lease is stale, and may be claimed again, only when the claiming process has exited and its
+// sandbox is gone or runs no process: a sandbox being initialised has no state file yet but a
+// live claimer, and a sandbox left running by `stagecoach sandbox up` has an exited claimer but
+// running components. Every change to the registry — a claim, a reclaim, a release — happens under an exclusive
 // flock on the registry's lock file, so a lease is always judged and replaced in one step, and the
 // kernel drops the lock of a process that dies. A lease file appears whole (written aside, then
 // hard-linked into place), and a claim also checks that the port can be listened on now, as a
@@ -271,12 +271,22 @@ func (r portRegistry) lock() (func(), error) {
 	return func() { _ = f.Close() }, nil
 }
 
-// stale reports whether the lease outlived both its sandbox and the process that claimed it.
+// stale reports whether the lease outlived both the process that claimed it and its sandbox:
+// the sandbox is gone, or none of its processes runs (a test killed before its cleanup, a
+// machine rebooted), so its ports are free for others. A later `up` of such a sandbox claims its
+// ports again, or says which sandbox took them.
 func (l portLease) stale() bool {
-	if _, err := os.Stat(layout{dir: l.Sandbox}.stateFile()); !errors.Is(err, fs.ErrNotExist) {
-		return false
+	if l.PID > 0 && processStart(l.PID) == l.Start {
+		return false // the claimer still runs: the sandbox may be starting
 	}
-	return l.PID <= 0 || processStart(l.PID) != l.Start
+	st, err := loadState(layout{dir: l.Sandbox}.stateFile())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true
+	case err != nil:
+		return false // a state file being written, or one to look at: keep the lease
+	}
+	return !anyAlive(st.Processes)
 }
 
 // processStart is the start time of process pid in clock ticks since boot, 0 if it does not run.

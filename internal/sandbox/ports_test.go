@@ -43,14 +43,22 @@ func testRegistry(t *testing.T, size int) portRegistry {
 	return portRegistry{dir: filepath.Join(t.TempDir(), "ports"), low: base, high: base + size, free: anyPort}
 }
 
-// newSandboxDir makes a directory that looks like a running sandbox: it has a state file.
+// newSandboxDir makes a directory that looks like a running sandbox: its state file names a
+// process that runs.
 func newSandboxDir(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(layout{dir: dir}.stateFile(), []byte("{}"), 0o644); err != nil {
+	// Its one process is this test: it runs as long as the sandbox is needed.
+	cmdline, err := os.ReadFile("/proc/self/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	st := &state{Processes: []*process{{Name: "test", Args: args, PID: os.Getpid()}}}
+	if err := saveState(layout{dir: dir}.stateFile(), st); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -196,6 +204,13 @@ func freePort(t *testing.T) int {
 
 func TestStaleLeases(t *testing.T) {
 	running := newSandboxDir(t, "running")
+	stopped := filepath.Join(t.TempDir(), "stopped") // its state names no process that runs
+	if err := os.MkdirAll(stopped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveState(layout{dir: stopped}.stateFile(), &state{Processes: []*process{{Name: "etcd", Args: []string{"etcd"}, PID: exitedPID(t)}}}); err != nil {
+		t.Fatal(err)
+	}
 	gone := filepath.Join(t.TempDir(), "gone") // no state file: down, or never written
 	self := os.Getpid()
 	for _, tc := range []struct {
@@ -207,6 +222,7 @@ func TestStaleLeases(t *testing.T) {
 		{"sandbox gone, claimer's pid reused", fmt.Sprintf(`{"sandbox":%q,"pid":%d,"start":1}`, gone, self), true},
 		{"unreadable", `{"sandb`, true},
 		{"sandbox running, claimer exited", fmt.Sprintf(`{"sandbox":%q,"pid":%d,"start":1}`, running, exitedPID(t)), false},
+		{"sandbox stopped, claimer exited", fmt.Sprintf(`{"sandbox":%q,"pid":%d,"start":1}`, stopped, exitedPID(t)), true},
 		{"sandbox initialising, claimer running", fmt.Sprintf(`{"sandbox":%q,"pid":%d,"start":%d}`, gone, self, processStart(self)), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
