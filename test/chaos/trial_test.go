@@ -56,7 +56,8 @@ func TestCrashTrials(t *testing.T) {
 	e := setUp(t, seed)
 
 	var kills, outages, violations int
-	for v := 1; v <= trials; v++ {
+	for range trials {
+		v := e.next()
 		outage := "mgmt"
 		if v%2 == 1 {
 			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
@@ -118,6 +119,19 @@ type env struct {
 
 // rng is the random source of one part of one trial: each goroutine has its own, and a seed
 // replays them all.
+// rolledOut counts the versions rolled out in the fleet, which the test binary keeps for all its
+// runs: run again (go test -count), TestCrashTrials goes on from the last version rather than
+// asking for one the fleet already runs.
+var rolledOut int
+
+// next is the version the next trial rolls out: 0 for the faultless first rollout of the first
+// run, then 1, 2, ….
+func (e *env) next() int {
+	v := rolledOut
+	rolledOut++
+	return v
+}
+
 func (e *env) rng(trial int, part string) *rand.Rand {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%d/%s", trial, part)
@@ -151,7 +165,7 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := e.trial(ctx, 0, ""); err != nil || len(found) > 0 {
+	if _, found, err := e.trial(ctx, e.next(), ""); err != nil || len(found) > 0 {
 		t.Fatalf("rolling out version 0 without faults: %v %v (the fleet's logs are kept in %s)", err, found, keepLogs(t))
 	}
 	return e
