@@ -142,7 +142,7 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 		// thousands of clusters, bindings and summaries on a busy management cluster can take
 		// longer than controller-runtime's two minutes, and a controller giving up stops the
 		// whole process, which would only start over.
-		Controller: config.Controller{CacheSyncTimeout: cacheSyncTimeout},
+		Controller: config.Controller{CacheSyncTimeout: cacheSyncTimeout, SkipNameValidation: skipNameValidation},
 	})
 	if err != nil {
 		return err
@@ -186,6 +186,10 @@ var shutdownTimeout = 35 * time.Second
 
 // cacheSyncTimeout is how long a controller waits for its cache before the process gives up.
 const cacheSyncTimeout = 10 * time.Minute
+
+// skipNameValidation, nil in the binary, lets tests run the command more than once in one process:
+// controller-runtime refuses a controller whose name a controller of the process already has.
+var skipNameValidation *bool
 
 // start runs mgr until ctx is done. A manager stopped before its caches synced (a permission
 // missing, an API server that does not answer) never returns from Start, as controller-runtime

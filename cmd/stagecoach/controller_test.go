@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -48,6 +49,7 @@ import (
 // checks its probes, its metrics, its dashboard (read-only) and that it takes the
 // leader-election lease.
 func TestControllerCommand(t *testing.T) {
+	skipNameValidation = ptr.To(true) // the test may run more than once (go test -count)
 	dir := filepath.Join(t.TempDir(), "fleet")
 	fleet, err := sandbox.Up(t.Context(), sandbox.Options{Dir: dir, Log: testr.New(t)})
 	t.Cleanup(func() { _ = sandbox.Down(dir) })

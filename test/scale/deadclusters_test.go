@@ -44,14 +44,15 @@ var (
 // ClusterPromotion and a Kubefleet staged update run: every live cluster gets both, and the
 // dead ones are named with the reason.
 func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
-	clusters := simulatedFleet(t, 16, deadRollout, nil)
+	rollout := fresh(deadRollout)
+	clusters := simulatedFleet(t, 16, rollout, nil)
 	live, dead := clusters[:12], clusters[12:]
 	for _, c := range dead {
 		c.SetDown(fleetsim.Hang)
 	}
-	rollOut(t, deadRollout, live, dead)
+	rollOut(t, rollout, live, dead)
 	for _, c := range dead {
-		if deadRollout.Promoted(c, "v1") {
+		if rollout.Promoted(c, "v1") {
 			t.Errorf("dead cluster %s got the promotion", c.Name())
 		}
 	}
@@ -63,15 +64,16 @@ func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 // finish. They hold two of the stage's three slots for good, but a hung request holds a deploy
 // worker only until it times out, so the rest of the stage goes through the third slot.
 func TestStuckClustersCostOnlyTheirSlots(t *testing.T) {
-	clusters := simulatedFleet(t, 16, stuckRollout, nil)
+	rollout := fresh(stuckRollout)
+	clusters := simulatedFleet(t, 16, rollout, nil)
 	stuck := clusters[4:6]
 	live := slices.Concat(clusters[:4], clusters[6:])
 	for _, c := range stuck {
 		c.SetDown(fleetsim.HangWrites)
 	}
-	rollOut(t, stuckRollout, live, nil)
+	rollOut(t, rollout, live, nil)
 	for _, c := range stuck {
-		if stuckRollout.Promoted(c, "v1") {
+		if rollout.Promoted(c, "v1") {
 			t.Errorf("cluster %s got the promotion while hanging every write", c.Name())
 		}
 	}

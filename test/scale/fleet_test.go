@@ -97,3 +97,18 @@ func get(ctx context.Context, c client.Client, apiVersion, kind, namespace, name
 	_ = c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, u)
 	return u
 }
+
+// runs counts, per rollout, the tests that rolled it out in this process.
+var runs = map[string]int{}
+
+// fresh is the rollout under names of its own for this run of the test: run again (go test
+// -count), a test registers new clusters and rolls out to them, while the earlier run's clusters,
+// which no longer answer, stay registered under the earlier names.
+func fresh(r scalerollout.Rollout) scalerollout.Rollout {
+	runs[r.Name]++
+	if n := runs[r.Name]; n > 1 {
+		r.Name = fmt.Sprintf("%s%d", r.Name, n)
+		r.StageLabel = r.Name + "-stage"
+	}
+	return r
+}

@@ -50,13 +50,14 @@ var shardsRollout = scalerollout.Rollout{Name: "shards", StageLabel: "shards-sta
 // of its shard; then shard a's leader is killed, the next version is published, and the standby
 // takes it to shard a's clusters while the promotion keeps its stage order.
 func TestShardsServeTheirClusters(t *testing.T) {
+	rollout := fresh(shardsRollout)
 	const key = shard.Key("a")
 	leader := startReplica(t, key, "shard-a-leader")
 	waitForLeader(t, key)
 	startReplica(t, key, "shard-a-standby")
 
 	inShard := func(i int) bool { return i%2 == 1 }
-	clusters := simulatedFleet(t, 6, shardsRollout, func(i int) map[string]string {
+	clusters := simulatedFleet(t, 6, rollout, func(i int) map[string]string {
 		if inShard(i) {
 			return map[string]string{libv1beta1.ShardAnnotation: string(key)}
 		}
@@ -77,13 +78,13 @@ func TestShardsServeTheirClusters(t *testing.T) {
 		}
 	}
 
-	apply(t, shardsRollout.Promotion(), shardsRollout.Content("v1"), shardsRollout.Placement(), shardsRollout.Run())
+	apply(t, rollout.Promotion(), rollout.Content("v1"), rollout.Placement(), rollout.Run())
 	testenv.Eventually(t, 3*time.Minute, func(context.Context) error {
 		for _, c := range clusters {
-			if !shardsRollout.Promoted(c, "v1") {
+			if !rollout.Promoted(c, "v1") {
 				return fmt.Errorf("the promotion has not reached %s", c.Name())
 			}
-			if !shardsRollout.Placed(c) {
+			if !rollout.Placed(c) {
 				return fmt.Errorf("the update run has not reached %s", c.Name())
 			}
 		}
@@ -92,7 +93,7 @@ func TestShardsServeTheirClusters(t *testing.T) {
 	servedByItsShard(t)
 
 	leader.kill(t)
-	apply(t, shardsRollout.Content("v2"))
+	apply(t, rollout.Content("v2"))
 	stages := byStage(clusters)
 	testenv.Eventually(t, 3*time.Minute, func(context.Context) error {
 		// Later stages first: a cluster never goes back, so a later stage seen with v2 before
@@ -100,7 +101,7 @@ func TestShardsServeTheirClusters(t *testing.T) {
 		started := -1
 		for s := len(stages) - 1; s >= 0; s-- {
 			for _, c := range stages[s] {
-				promoted := shardsRollout.Promoted(c, "v2")
+				promoted := rollout.Promoted(c, "v2")
 				if !promoted && started > s {
 					t.Fatalf("stage %s started before %s of stage %s was done", scalerollout.Stages[started], c.Name(), scalerollout.Stages[s])
 				}
@@ -110,7 +111,7 @@ func TestShardsServeTheirClusters(t *testing.T) {
 			}
 		}
 		for _, c := range clusters {
-			if !shardsRollout.Promoted(c, "v2") {
+			if !rollout.Promoted(c, "v2") {
 				return fmt.Errorf("v2 has not reached %s", c.Name())
 			}
 		}
