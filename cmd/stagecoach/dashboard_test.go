@@ -142,9 +142,7 @@ func TestDashboard(t *testing.T) {
 	shot("dashboard-approval.png")
 
 	// Approved from the page, with the viewer's credentials.
-	if err := chromedp.Do(ctx, chromedp.Click("#approve-dev")); err != nil {
-		t.Fatal(err)
-	}
+	clickPage(t, ctx, "approve-dev")
 	until("the page says what the approval did", `document.querySelector(".flash")?.textContent === "approved stage dev of ClusterPromotion dash"`)
 	until("prod fails its health check while qa waits in the wave", fmt.Sprintf(
 		`(%[1]s)("prod/prod") === "Failed" && (%[1]s)("qa/qa") === "Progressing"`, tileState))
@@ -213,9 +211,7 @@ func TestDashboard(t *testing.T) {
 	waitSettings(t, "dev", ns, "v2")
 	until("the page offers to roll back to the first version", `document.getElementById("action-rollback")?.textContent.startsWith("Roll back to version ")`)
 	shot("dashboard-rollback.png")
-	if err := chromedp.Do(ctx, chromedp.Click("#action-rollback")); err != nil {
-		t.Fatal(err)
-	}
+	clickPage(t, ctx, "action-rollback")
 	until("the page says what the rollback did", `document.querySelector(".flash")?.textContent.startsWith("rolling back ClusterPromotion dash from version ")`)
 	until("the promotion is rolled back", `document.querySelector("#title [data-state]")?.dataset.state === "RolledBack"`)
 	waitSettings(t, "dev", ns, "v1")
@@ -280,9 +276,7 @@ func TestDashboardRollbackPlacement(t *testing.T) {
 		untilPage(t, ctx, what, predicate)
 	}
 	until("the run's page offers index 0", `[...document.querySelectorAll("#rollback-index option")].map(o => o.value).join() === "0"`)
-	if err := chromedp.Do(ctx, chromedp.Click("#action-rollback")); err != nil {
-		t.Fatal(err)
-	}
+	clickPage(t, ctx, "action-rollback")
 	until("the page of the new run says what the rollback did", `location.pathname.startsWith("/runs/dashrun-rollback-") &&
 		/^created ClusterStagedUpdateRun dashrun-rollback-\w+: ClusterResourcePlacement dashrun back to resource snapshot index 0 with strategy dashrun-all$/.test(document.querySelector(".flash")?.textContent)`)
 	until("the rollback run succeeds", `document.querySelector("#title [data-state]")?.dataset.state === "Succeeded"`)
@@ -444,6 +438,14 @@ func stageChange(t *testing.T, promotion, stage string, state view.State) <-chan
 
 // untilPage waits for the JavaScript predicate to hold in the tab's page, asking again while a
 // form's navigation replaces the page.
+// clickPage clicks the element with the id in the page's own context, finding and clicking it in
+// one step: the live page may replace the element between a lookup from outside and a click.
+func clickPage(t *testing.T, tab context.Context, id string) {
+	t.Helper()
+	untilPage(t, tab, "#"+id+" is there to click",
+		fmt.Sprintf(`(() => { const e = document.getElementById(%q); e?.click(); return !!e })()`, id))
+}
+
 func untilPage(t *testing.T, tab context.Context, what, predicate string) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func(context.Context) error {
