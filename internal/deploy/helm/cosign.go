@@ -48,7 +48,7 @@ import (
 // `cosign generate-key-pair` writes cosign.pub.
 const CosignKey = "cosign.pub"
 
-// ErrSignature: an OCI chart's cosign signature is missing or does not verify.
+// ErrSignature means an OCI chart's cosign signature is missing or does not verify.
 var ErrSignature = errors.New("cosign signature verification failed")
 
 // What `cosign sign --key` stores beside an artifact (cosign v2, and v3 with
