@@ -28,6 +28,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
 	"oras.land/oras-go/v2"
@@ -106,4 +107,74 @@ func sign(ctx context.Context, repo *remote.Repository, manifest digest.Digest, 
 		return fmt.Errorf("pushing the signature manifest %s: %w", tag, err)
 	}
 	return nil
+}
+
+// CosignSignBundle signs chart name at version as cosign 3 does by default with a key
+// (`cosign sign --key`, new bundle format): an in-toto statement naming the chart's manifest
+// digest, in a DSSE envelope signed with key, in a Sigstore bundle pushed as an OCI referrer of
+// the chart (listed under the referrers tag schema, this registry having no referrers API).
+func CosignSignBundle(ctx context.Context, ociURL, name, version string, key crypto.Signer) (string, error) {
+	repo, err := remote.NewRepository(strings.TrimPrefix(ociURL, "oci://") + "/" + name)
+	if err != nil {
+		return "", err
+	}
+	repo.PlainHTTP = true
+	repo.SkipReferrersGC = true
+	chart, err := repo.Resolve(ctx, strings.ReplaceAll(version, "+", "_"))
+	if err != nil {
+		return "", fmt.Errorf("resolving %s %s: %w", name, version, err)
+	}
+	statement, err := json.Marshal(map[string]any{
+		"_type":         "https://in-toto.io/Statement/v1",
+		"subject":       []any{map[string]any{"digest": map[string]string{chart.Digest.Algorithm().String(): chart.Digest.Encoded()}}},
+		"predicateType": "https://sigstore.dev/cosign/sign/v1",
+		"predicate":     map[string]any{},
+	})
+	if err != nil {
+		return "", err
+	}
+	const payloadType = "application/vnd.in-toto+json"
+	signer, err := signature.LoadSigner(key, crypto.SHA256)
+	if err != nil {
+		return "", err
+	}
+	sig, err := signer.SignMessage(bytes.NewReader(dsse.PAE(payloadType, statement)))
+	if err != nil {
+		return "", err
+	}
+	const bundleType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	bundle, err := json.Marshal(map[string]any{
+		"mediaType":            bundleType,
+		"verificationMaterial": map[string]any{"publicKey": map[string]string{"hint": ""}},
+		"dsseEnvelope": dsse.Envelope{
+			PayloadType: payloadType,
+			Payload:     base64.StdEncoding.EncodeToString(statement),
+			Signatures:  []dsse.Signature{{Sig: base64.StdEncoding.EncodeToString(sig)}},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	layer, err := oras.PushBytes(ctx, repo, bundleType, bundle)
+	if err != nil {
+		return "", fmt.Errorf("pushing the bundle: %w", err)
+	}
+	empty, err := oras.PushBytes(ctx, repo, ocispec.MediaTypeEmptyJSON, []byte("{}"))
+	if err != nil {
+		return "", fmt.Errorf("pushing the empty config: %w", err)
+	}
+	m, err := json.Marshal(ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		ArtifactType: bundleType, Config: empty, Layers: []ocispec.Descriptor{layer}, Subject: &chart,
+		Annotations: map[string]string{
+			"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": "https://sigstore.dev/cosign/sign/v1",
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	if _, err := oras.PushBytes(ctx, repo, ocispec.MediaTypeImageManifest, m); err != nil {
+		return "", fmt.Errorf("pushing the bundle manifest: %w", err)
+	}
+	return chart.Digest.String(), nil
 }

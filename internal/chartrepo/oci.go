@@ -139,6 +139,11 @@ func (r *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.push(w, req, path)
 		return
 	}
+	if strings.Contains(path, "/referrers/") {
+		// No referrers API: clients fall back to the referrers tag schema (push.go).
+		http.NotFound(w, req)
+		return
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if repo, ok := strings.CutSuffix(path, "/tags/list"); ok {
@@ -170,7 +175,7 @@ func (r *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		contentType := "application/octet-stream"
 		if kind == "/manifests/" {
-			contentType = ociManifestType
+			contentType = manifestType(blob)
 		}
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Docker-Content-Digest", digest)

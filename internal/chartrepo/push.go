@@ -19,6 +19,7 @@ package chartrepo
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -26,6 +27,18 @@ import (
 
 // maxPush bounds a pushed blob or manifest; signatures and test charts are a few kilobytes.
 const maxPush = 16 << 20
+
+// manifestType is the media type a stored manifest declares: an image manifest for charts and
+// signatures, an image index for a referrers list kept under the referrers tag schema.
+func manifestType(blob []byte) string {
+	var m struct {
+		MediaType string `json:"mediaType"`
+	}
+	if json.Unmarshal(blob, &m) != nil || m.MediaType == "" {
+		return ociManifestType
+	}
+	return m.MediaType
+}
 
 // push answers the monolithic uploads of the distribution API, which is how oras-go and cosign
 // push: POST /v2/<repo>/blobs/uploads/ opens an upload, PUT on the returned location with

@@ -60,6 +60,7 @@ const (
 	cosignSignatureNote = "dev.cosignproject.cosign/signature"
 	maxManifest         = 4 << 20
 	maxPayload          = 1 << 20
+	maxSignatures       = 16 // looked at per layout; a chart has one or two
 )
 
 // cosignVerifier reads the public key signatureVerification names. Keyless signatures need
@@ -125,7 +126,7 @@ func (c *Cache) FetchSigned(ctx context.Context, hc configv1beta1.HelmChart, cre
 	if err != nil {
 		return nil, ociPullError(ref, version, err)
 	}
-	if err := verifyCosign(ctx, repo, desc.Digest, key); err != nil {
+	if err := verifyCosign(ctx, repo, desc, key); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", ref, version, err)
 	}
 	layer, err := chartLayer(raw)
@@ -147,36 +148,60 @@ func (c *Cache) FetchSigned(ctx context.Context, hc configv1beta1.HelmChart, cre
 	return loadArchive(data, ref)
 }
 
-// verifyCosign finds the signatures of manifest and accepts the first that key verifies and
-// that names manifest. A payload is trusted only after its signature verifies.
-func verifyCosign(ctx context.Context, repo *registryremote.Repository, manifest digest.Digest, key signature.Verifier) error {
-	tag := manifest.Algorithm().String() + "-" + manifest.Encoded() + ".sig"
+// verifyCosign finds the signatures of manifest, in both layouts cosign writes, and accepts the
+// first that key verifies and that names manifest. A payload is trusted only after its
+// signature verifies.
+func verifyCosign(ctx context.Context, repo *registryremote.Repository, manifest ocispec.Descriptor, key signature.Verifier) error {
+	ok, why, err := classicSignatures(ctx, repo, manifest.Digest, key)
+	if ok || err != nil {
+		return err
+	}
+	ok, whyBundles, err := bundleSignatures(ctx, repo, manifest, key)
+	if ok || err != nil {
+		return err
+	}
+	why = append(why, whyBundles...)
+	if len(why) == 0 {
+		return permanent(fmt.Errorf("%w: no cosign signature of manifest %s in the registry: neither a signature tagged %s nor a Sigstore bundle referring to it",
+			ErrSignature, manifest.Digest, classicTag(manifest.Digest)))
+	}
+	return permanent(fmt.Errorf("%w: manifest %s: %s", ErrSignature, manifest.Digest, strings.Join(why, "; ")))
+}
+
+func classicTag(manifest digest.Digest) string {
+	return manifest.Algorithm().String() + "-" + manifest.Encoded() + ".sig"
+}
+
+// classicSignatures checks the signatures tagged sha256-<digest>.sig: whether one verifies,
+// and why each other does not.
+func classicSignatures(ctx context.Context, repo *registryremote.Repository, manifest digest.Digest, key signature.Verifier) (bool, []string, error) {
+	tag := classicTag(manifest)
 	_, raw, err := oras.FetchBytes(ctx, repo, tag, oras.FetchBytesOptions{MaxBytes: maxManifest})
 	if err != nil {
 		if isNotFound(err) {
-			return permanent(fmt.Errorf("%w: no cosign signature of manifest %s (tag %s) in the registry", ErrSignature, manifest, tag))
+			return false, nil, nil
 		}
-		return fmt.Errorf("reading the cosign signature %s: %w", tag, err)
+		return false, nil, fmt.Errorf("reading the cosign signature %s: %w", tag, err)
 	}
 	var sigs ocispec.Manifest
 	if err := json.Unmarshal(raw, &sigs); err != nil {
-		return permanent(fmt.Errorf("%w: signature manifest %s: %w", ErrSignature, tag, err))
+		return false, []string{fmt.Sprintf("signature manifest %s is not JSON: %v", tag, err)}, nil
+	}
+	if len(sigs.Layers) == 0 {
+		return false, []string{"signature manifest " + tag + " holds no signature"}, nil
 	}
 	var why []string
-	for i, layer := range sigs.Layers {
+	for i, layer := range sigs.Layers[:min(len(sigs.Layers), maxSignatures)] {
 		reason, err := checkSignature(ctx, repo, layer, manifest, key)
 		if err != nil {
-			return fmt.Errorf("reading signature %d of %s: %w", i+1, tag, err)
+			return false, nil, fmt.Errorf("reading signature %d of %s: %w", i+1, tag, err)
 		}
 		if reason == "" {
-			return nil
+			return true, nil, nil
 		}
 		why = append(why, fmt.Sprintf("signature %d %s", i+1, reason))
 	}
-	if len(why) == 0 {
-		why = []string{"the signature manifest holds no signature"}
-	}
-	return permanent(fmt.Errorf("%w: manifest %s: %s", ErrSignature, manifest, strings.Join(why, "; ")))
+	return false, why, nil
 }
 
 // checkSignature returns why layer is not a valid signature of manifest by key, "" if it is;

@@ -17,6 +17,8 @@ limitations under the License.
 package helm
 
 import (
+	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -132,9 +134,58 @@ func TestFetchSigned(t *testing.T) {
 	if _, err := d.fetch(t.Context(), http, nil); err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "signatureVerification needs an OCI chart") {
 		t.Errorf("an HTTP chart: %v", err)
 	}
+	bundles(t, d, key)
+
 	down := signedChart("1.0.0", "trusted")
 	down.RepositoryURL = "oci://127.0.0.1:1/charts"
 	if _, err := d.fetch(t.Context(), down, plain); err == nil || IsPermanent(err) {
 		t.Errorf("a registry that does not answer should be retried: %v", err)
+	}
+}
+
+// bundles checks signatures in cosign 3's default layout, Sigstore bundles attached as
+// referrers, alone and beside a classic signature by another key.
+func bundles(t *testing.T, d *Deployer, key *ecdsa.PrivateKey) {
+	url, stop, err := chartrepo.ServeOCI(t.Context(), "../../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	strangerKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		version string
+		sign    func(context.Context, string, string, string, crypto.Signer) (string, error)
+		key     crypto.Signer
+	}{
+		{"1.0.0", chartrepo.CosignSignBundle, key},
+		{"1.1.0", chartrepo.CosignSignBundle, strangerKey},
+		{"2.0.0", chartrepo.CosignSign, strangerKey},
+		{"2.0.0", chartrepo.CosignSignBundle, key},
+	} {
+		if _, err := s.sign(t.Context(), url, "webapp", s.version, s.key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hc := func(version string) configv1beta1.HelmChart {
+		return configv1beta1.HelmChart{
+			RepositoryURL: url, ChartName: "webapp", ChartVersion: version, ReleaseName: "web", ReleaseNamespace: "web",
+			SignatureVerification: &configv1beta1.CosignVerification{
+				Provider:  configv1beta1.CosignProviderPublicKey,
+				SecretRef: &corev1.SecretReference{Namespace: "keys", Name: "trusted"},
+			},
+		}
+	}
+	plain := &Credentials{PlainHTTP: true}
+	for _, version := range []string{"1.0.0", "2.0.0"} {
+		if ch, err := d.fetch(t.Context(), hc(version), plain); err != nil || ch.Metadata.Version != version {
+			t.Errorf("bundle signature of %s by the trusted key: %v", version, err)
+		}
+	}
+	_, err = d.fetch(t.Context(), hc("1.1.0"), plain)
+	if !errors.Is(err, ErrSignature) || !IsPermanent(err) || !strings.Contains(err.Error(), "bundle 1 does not verify with the public key") {
+		t.Errorf("bundle signature by another key: %v", err)
 	}
 }
