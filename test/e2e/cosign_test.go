@@ -38,7 +38,8 @@ import (
 
 // TestCosignSignatureVerification deploys an OCI chart signed with the key of a Secret, then
 // refuses the upgrade to a version signed by another key: the cluster keeps the verified
-// release and its summary says why.
+// release and its summary says why. A version signed with the key in cosign 3's bundle layout
+// then deploys.
 func TestCosignSignatureVerification(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-cosign"
@@ -60,6 +61,9 @@ func TestCosignSignatureVerification(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := chartrepo.CosignSign(t.Context(), url, "webapp", "1.1.0", other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chartrepo.CosignSignBundle(t.Context(), url, "webapp", "2.0.0", trusted); err != nil {
 		t.Fatal(err)
 	}
 	pub, err := cryptoutils.MarshalPublicKeyToPEM(trusted.Public())
@@ -100,4 +104,8 @@ func TestCosignSignatureVerification(t *testing.T) {
 		}
 	}
 	waitRelease(t, qa, ns, "signed", "1.0.0")
+
+	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.HelmCharts[0].ChartVersion = "2.0.0" })
+	waitRelease(t, qa, ns, "signed", "2.0.0")
+	expectFeature(t, p.Name, "qa", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned)
 }
