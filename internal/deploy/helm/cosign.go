@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -118,21 +119,25 @@ func (c *Cache) FetchSigned(ctx context.Context, hc configv1beta1.HelmChart, cre
 	if err != nil {
 		return nil, err
 	}
-	version, err := ociVersion(ctx, repo, ref)
+	// A verified chart is trusted for the index TTL, so that a fleet deploying it costs the
+	// registry a few requests per TTL, not per cluster and reconcile.
+	memo := ref.repoURL + " " + ref.version + " " + fingerprint(key)
+	v, err, _ := c.group.Do("signed:"+memo, func() (any, error) {
+		if hit, ok := c.signed.Load(memo); ok && c.now().Sub(hit.(verifiedChart).at) < c.ttl {
+			return hit, nil
+		}
+		vc, err := verifySigned(ctx, ref, repo, key)
+		if err != nil {
+			return nil, err
+		}
+		vc.at = c.now()
+		c.signed.Store(memo, vc)
+		return vc, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	desc, raw, err := oras.FetchBytes(ctx, repo, strings.ReplaceAll(version, "+", "_"), oras.FetchBytesOptions{MaxBytes: maxManifest})
-	if err != nil {
-		return nil, ociPullError(ref, version, err)
-	}
-	if err := verifyCosign(ctx, repo, desc, key); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", ref, version, err)
-	}
-	layer, err := chartLayer(raw)
-	if err != nil {
-		return nil, permanent(fmt.Errorf("%w: %s %s: %w", ErrBadChart, ref, version, err))
-	}
+	version, layer := v.(verifiedChart).version, v.(verifiedChart).layer
 	// Cached by the layer's digest, never by tag: what is deployed is what was verified.
 	path := filepath.Join(c.repoDir(ref), layer.Digest.Encoded()+".tgz")
 	data, err := c.once(path, func() ([]byte, error) {
@@ -141,11 +146,53 @@ func (c *Cache) FetchSigned(ctx context.Context, hc configv1beta1.HelmChart, cre
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: chart layer of %s: %w", ref.repoURL, version, err)
 	}
-	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != layer.Digest.Encoded() {
+	if layer.Digest.Algorithm().FromBytes(data) != layer.Digest {
 		_ = os.Remove(path)
 		return nil, fmt.Errorf("cached chart %s %s does not match its signed digest; it is downloaded again", ref, version)
 	}
 	return loadArchive(data, ref)
+}
+
+// verifiedChart is the chart layer of a version whose manifest carries a valid signature.
+type verifiedChart struct {
+	version string
+	layer   ocispec.Descriptor
+	at      time.Time
+}
+
+// verifySigned resolves ref's version to its manifest, checks its signatures and returns the
+// chart layer the verified manifest names.
+func verifySigned(ctx context.Context, ref chartRef, repo *registryremote.Repository, key signature.Verifier) (verifiedChart, error) {
+	version, err := ociVersion(ctx, repo, ref)
+	if err != nil {
+		return verifiedChart{}, err
+	}
+	desc, raw, err := oras.FetchBytes(ctx, repo, strings.ReplaceAll(version, "+", "_"), oras.FetchBytesOptions{MaxBytes: maxManifest})
+	if err != nil {
+		return verifiedChart{}, ociPullError(ref, version, err)
+	}
+	if err := verifyCosign(ctx, repo, desc, key); err != nil {
+		return verifiedChart{}, fmt.Errorf("%s %s: %w", ref, version, err)
+	}
+	layer, err := chartLayer(raw)
+	if err != nil {
+		return verifiedChart{}, permanent(fmt.Errorf("%w: %s %s: %w", ErrBadChart, ref, version, err))
+	}
+	return verifiedChart{version: version, layer: layer}, nil
+}
+
+// fingerprint names a public key in cache keys.
+func fingerprint(key signature.Verifier) string {
+	pub, err := key.PublicKey()
+	if err != nil {
+		return fmt.Sprintf("%p", key)
+	}
+	der, err := cryptoutils.MarshalPublicKeyToDER(pub)
+	if err != nil {
+		return fmt.Sprintf("%p", key)
+	}
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:])
 }
 
 // verifyCosign finds the signatures of manifest, in both layouts cosign writes, and accepts the
@@ -245,6 +292,9 @@ func chartLayer(raw []byte) (ocispec.Descriptor, error) {
 	}
 	for _, l := range m.Layers {
 		if l.MediaType == helmChartLayerType {
+			if err := l.Digest.Validate(); err != nil {
+				return ocispec.Descriptor{}, fmt.Errorf("the chart layer's digest: %w", err)
+			}
 			if l.Size > maxDownload {
 				return ocispec.Descriptor{}, fmt.Errorf("the chart layer is larger than %d MiB", maxDownload>>20)
 			}

@@ -116,6 +116,10 @@ func TestFetchSigned(t *testing.T) {
 		}
 	}
 
+	if _, err := d.fetch(t.Context(), signedChart("9.9.9", "trusted"), plain); !errors.Is(err, ErrVersionNotFound) || !IsPermanent(err) {
+		t.Errorf("a version the registry does not have: %v", err)
+	}
+
 	keyless := signedChart("1.0.0", "trusted")
 	keyless.SignatureVerification = &configv1beta1.CosignVerification{
 		Provider:          configv1beta1.CosignProviderKeyless,
