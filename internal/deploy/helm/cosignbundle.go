@@ -141,4 +141,3 @@ func checkBundle(ctx context.Context, repo *registryremote.Repository, desc, man
 	}
 	return "is valid but does not name this chart's manifest as its subject", nil
 }
-
