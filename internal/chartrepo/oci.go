@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -38,9 +39,11 @@ const (
 	helmChartType   = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 )
 
-// registry is a read-only OCI distribution endpoint holding charts: just enough of the
-// distribution API (manifests, blobs, tag lists) for Helm's registry client to pull.
+// registry is an OCI distribution endpoint holding charts: just enough of the distribution API
+// (manifests, blobs, tag lists) for Helm's registry client to pull, and for a test to push
+// what cosign pushes beside a chart (push.go).
 type registry struct {
+	mu    sync.RWMutex
 	blobs map[string][]byte            // by digest, manifests included
 	tags  map[string]map[string]string // repository → tag → manifest digest
 }
@@ -132,6 +135,17 @@ func (r *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	if req.Method == http.MethodPost || req.Method == http.MethodPut {
+		r.push(w, req, path)
+		return
+	}
+	if strings.Contains(path, "/referrers/") {
+		// No referrers API: clients fall back to the referrers tag schema (push.go).
+		http.NotFound(w, req)
+		return
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	if repo, ok := strings.CutSuffix(path, "/tags/list"); ok {
 		var tags []string
 		for t := range r.tags[repo] {
@@ -161,7 +175,7 @@ func (r *registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		contentType := "application/octet-stream"
 		if kind == "/manifests/" {
-			contentType = ociManifestType
+			contentType = manifestType(blob)
 		}
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Docker-Content-Digest", digest)

@@ -58,6 +58,7 @@ type Cache struct {
 
 	mu      sync.Mutex
 	indexes map[string]cachedIndex // by repository URL
+	signed  sync.Map               // verifiedChart by chart, version asked and key (cosign.go)
 }
 
 type cachedIndex struct {

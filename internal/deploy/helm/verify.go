@@ -18,6 +18,7 @@ package helm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -32,13 +33,20 @@ import (
 // KeyringKey is the key of a provenanceVerification Secret that holds the public keyring.
 const KeyringKey = "keyring.gpg"
 
-// fetch returns the chart hc names, verified against its provenance file when the chart asks
-// for it. A chart asking for a cosign signature is refused rather than deployed unverified.
+// fetch returns the chart hc names, verified against its provenance file or its cosign
+// signature when the chart asks for it; a chart that fails verification is never returned.
 func (d *Deployer) fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Credentials) (*chart.Chart, error) {
 	if hc.SignatureVerification != nil {
-		return nil, permanent(fmt.Errorf("%w: chart %s: signatureVerification (cosign) is not supported by Stagecoach yet, "+
-			"and the chart is not deployed unverified; use provenanceVerification with an HTTP(S) repository, or remove signatureVerification",
-			ErrInvalidSpec, hc.ChartName))
+		key, err := d.cosignVerifier(ctx, hc)
+		if err != nil {
+			return nil, err
+		}
+		ch, err := d.cache.FetchSigned(ctx, hc, creds, key)
+		if errors.Is(err, ErrSignature) {
+			ref := hc.SignatureVerification.SecretRef
+			err = fmt.Errorf("%w (public key from Secret %s/%s)", err, ref.Namespace, ref.Name)
+		}
+		return ch, err
 	}
 	pv := hc.ProvenanceVerification
 	if pv == nil {

@@ -127,10 +127,4 @@ func TestFetchVerified(t *testing.T) {
 		t.Errorf("an OCI chart: %v", err)
 	}
 
-	d := &Deployer{cache: cache}
-	cosign := chartAt(srv.URL)
-	cosign.SignatureVerification = &configv1beta1.CosignVerification{Provider: "PublicKey"}
-	if _, err := d.fetch(t.Context(), cosign, nil); err == nil || !strings.Contains(err.Error(), "signatureVerification (cosign) is not supported") {
-		t.Errorf("a chart asking for a cosign signature: %v", err)
-	}
 }
