@@ -23,7 +23,8 @@ package clustersummary
 // nothing here. It reads
 // the ConfigMaps and Secrets that profiles refer to, the clusters' kubeconfig Secrets and chart
 // repository credentials, and writes the dry-run report ConfigMaps and, in the stagecoach-system
-// namespace it creates if need be, the inventories of what Local content deployed.
+// namespace it creates if need be, the inventories of what Local content deployed. Templates
+// read the objects that templateResourceRefs name, which may be of any kind: get on everything.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
@@ -36,3 +37,4 @@ package clustersummary
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=*,resources=*,verbs=get
