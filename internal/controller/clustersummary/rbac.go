@@ -24,7 +24,9 @@ package clustersummary
 // the ConfigMaps and Secrets that profiles refer to, the clusters' kubeconfig Secrets and chart
 // repository credentials, and writes the dry-run report ConfigMaps and, in the stagecoach-system
 // namespace it creates if need be, the inventories of what Local content deployed. Templates
-// read the objects that templateResourceRefs name, which may be of any kind: get on everything.
+// also read the objects that templateResourceRefs name; kinds other than ConfigMaps and Secrets
+// need a grant of their own (the chart's placement.selectableResources), as the role holds no
+// wildcard.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
@@ -37,4 +39,3 @@ package clustersummary
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=*,resources=*,verbs=get
