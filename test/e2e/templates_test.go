@@ -27,10 +27,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -157,6 +159,49 @@ func TestTemplateInputWaitsAtTheGate(t *testing.T) {
 	approve(t, name, 0)
 	waitMessage(t, "prod", ns, "web", "red on prod", "")
 	expectAllProvisioned(t, waitPromoted(t, name))
+
+	// A rollback deploys the inputs of the last known good version again, whatever the
+	// ConfigMap says now.
+	updateConfigMap(t, name, map[string]string{"color": "green"})
+	waitMessage(t, "qa", ns, "web", "green on qa", "")
+	waitStage(t, name, "first", "Paused: Awaiting Manual Approval")
+	if _, err := operate.RollbackPromotion(t.Context(), testenv.Client(t), name); err != nil {
+		t.Fatal(err)
+	}
+	waitMessage(t, "qa", ns, "web", "red on qa", "")
+	if got := messageOn(t, "prod", ns, "web"); got != "red on prod" {
+		t.Errorf("after the rollback prod says %q", got)
+	}
+}
+
+// TestClusterLabelsAreReadLive: .Cluster is read when the template runs; relabelling a cluster
+// renders its summaries again at once.
+func TestClusterLabelsAreReadLive(t *testing.T) {
+	t.Parallel()
+	const ns, label = "e2e-tpl-live", "e2e-tpl-live"
+	p := sveltosProfile("e2e-tpl-live", map[string]string{"env": "dev"})
+	chart := webapp(t, "web", ns, "1.0.0")
+	chart.Values = `message: 'tier {{ index .Cluster.metadata.labels "` + label + `" | default "none" }}'`
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
+	createProfile(t, p)
+	waitMessage(t, "dev", ns, "web", "tier none", "")
+
+	c := testenv.Client(t)
+	cluster := &libv1beta1.SveltosCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "dev", Name: "dev"}}
+	setLabel := func(value string) {
+		t.Helper()
+		v := "null"
+		if value != "" {
+			v = fmt.Sprintf("%q", value)
+		}
+		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%s}}}`, label, v)
+		if err := c.Patch(context.Background(), cluster, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLabel("gold")
+	t.Cleanup(func() { setLabel("") })
+	waitMessage(t, "dev", ns, "web", "tier gold", "")
 }
 
 // TestTemplateErrorKeepsWhatIsDeployed: a template that fails names its own line, fails the
