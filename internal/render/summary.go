@@ -262,6 +262,7 @@ func ChartMetadata(spec *configv1beta1.Spec) helm.DeployOption {
 }
 
 // Charts reads the values and valuesFrom of each of the summary's helmCharts, in order. The
+// chart's repository, name, version and release may be templates, as in Sveltos; the
 // inline values are a template, instantiated for the cluster; so is the content of valuesFrom
 // ConfigMaps and Secrets annotated projectsveltos.io/template. As in Sveltos, the valuesFrom
 // that are not templates are merged over the inline values first, in list order, then those
@@ -270,6 +271,9 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 	var out []Chart
 	in := newInstantiator(ctx, c, cs)
 	for _, hc := range cs.Spec.ClusterProfileSpec.HelmCharts {
+		if err := instantiateChart(in, &hc); err != nil {
+			return nil, err
+		}
 		text, err := in.instantiate(fmt.Sprintf("chart %s values", hc.ReleaseName), hc.Values)
 		if err != nil {
 			return nil, err
@@ -314,6 +318,25 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 		out = append(out, chart)
 	}
 	return out, nil
+}
+
+// instantiateChart instantiates the fields of a chart that name what is deployed where; the
+// Chart that Charts returns carries them instantiated.
+func instantiateChart(in *instantiator, hc *configv1beta1.HelmChart) error {
+	for _, f := range []struct {
+		name  string
+		field *string
+	}{
+		{"repositoryURL", &hc.RepositoryURL}, {"repositoryName", &hc.RepositoryName}, {"chartName", &hc.ChartName},
+		{"chartVersion", &hc.ChartVersion}, {"releaseName", &hc.ReleaseName}, {"releaseNamespace", &hc.ReleaseNamespace},
+	} {
+		out, err := in.instantiate(fmt.Sprintf("chart %s %s", hc.ReleaseName, f.name), *f.field)
+		if err != nil {
+			return err
+		}
+		*f.field = out
+	}
+	return nil
 }
 
 // mergeValues merges src over dst, recursing into maps, as Helm merges values files.

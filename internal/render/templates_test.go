@@ -209,3 +209,20 @@ func TestTemplateReadsFrozenCopy(t *testing.T) {
 		t.Errorf("live: %v", got)
 	}
 }
+
+// As upstream's sample 129 does: the chart version and the release name are templates.
+func TestChartFieldsInstantiate(t *testing.T) {
+	cs := templatedSummary(configv1beta1.Spec{TemplateResourceRefs: refs, HelmCharts: []configv1beta1.HelmChart{{
+		ReleaseName: "web-{{ .Cluster.metadata.labels.env }}", ReleaseNamespace: "web", RepositoryURL: "https://charts.example/",
+		ChartName: "example/web", ChartVersion: "{{- index (getResource `cfg`).data `color` -}}"}}})
+	charts, err := Charts(context.Background(), templateWorld(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hc := charts[0].Chart; hc.ReleaseName != "web-prod" || hc.ChartVersion != "blue" || hc.ChartName != "example/web" {
+		t.Errorf("chart %+v", hc)
+	}
+	if cs.Spec.ClusterProfileSpec.HelmCharts[0].ReleaseName != "web-{{ .Cluster.metadata.labels.env }}" {
+		t.Error("the summary's spec was changed")
+	}
+}
