@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -239,4 +240,50 @@ func TestTemplateErrorKeepsWhatIsDeployed(t *testing.T) {
 	}
 	createConfigMap(t, "e2e-tpl-bad-late", map[string]string{"word": "arrived"})
 	waitMessage(t, "staging", ns, "web", "arrived", "")
+}
+
+// TestTemplateReadsAnyKind: a templateResourceRefs object of a kind other than ConfigMap and
+// Secret (a Deployment of the management cluster) is kept, frozen, in a Secret of its own and
+// read back by the template; an edit reaches the cluster on the next read.
+func TestTemplateReadsAnyKind(t *testing.T) {
+	t.Parallel()
+	const ns, name = "e2e-tpl-kind", "e2e-tpl-kind"
+	c := testenv.Client(t)
+	labels := map[string]string{"app": name}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr(int32(2)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.example/app:1"}}}},
+	}}
+	if err := c.Create(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), d) })
+
+	p := sveltosProfile(name, map[string]string{"env": "qa"})
+	chart := webapp(t, "web", ns, "1.0.0")
+	chart.Values = `message: 'replicas {{ .MgmtResources.app.spec.replicas }}'`
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
+	p.Spec.TemplateResourceRefs = []configv1beta1.TemplateResourceRef{{Identifier: "app", IgnoreStatusChanges: true,
+		Resource: corev1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: name}}}
+	createProfile(t, p)
+	waitMessage(t, "qa", ns, "web", "replicas 2", "")
+
+	var copies corev1.SecretList
+	if err := c.List(t.Context(), &copies, client.InNamespace("default"), client.MatchingLabels{"stagecoach.dev/frozen-for": name}); err != nil {
+		t.Fatal(err)
+	}
+	if len(copies.Items) != 1 || copies.Items[0].Type != "stagecoach.dev/frozen-object" {
+		t.Fatalf("frozen copies of the Deployment: %+v", copies.Items)
+	}
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cur := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(d), cur); err != nil {
+			return err
+		}
+		cur.Spec.Replicas = ptr(int32(5))
+		return c.Update(ctx, cur)
+	})
+	waitMessage(t, "qa", ns, "web", "replicas 5", "")
 }
