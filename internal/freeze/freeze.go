@@ -32,9 +32,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
 )
 
 // Labels and annotations of a copy.
@@ -57,6 +60,10 @@ type Owner struct {
 func (o Owner) labels() map[string]string {
 	return map[string]string{OwnerLabel: o.Object.GetName(), OwnerKindLabel: o.Kind}
 }
+
+// IsOriginal reports whether obj, a ConfigMap or Secret, is no copy: an edit to an original is
+// what a watch on referenced content looks for.
+func IsOriginal(obj client.Object) bool { return !IsCopy(obj) && !isObjectCopy(obj) }
 
 // IsCopy reports whether obj is a copy: a reference to it is frozen already.
 func IsCopy(obj client.Object) bool {
@@ -89,6 +96,18 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 	refs = slices.Compact(refs)
 	out := make([]Content, 0, len(refs))
 	for _, ref := range refs {
+		if ref.IsObject() {
+			u, err := ReadObject(ctx, c, ref)
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", ref, err)
+			}
+			ct := Content{Ref: ref}
+			if u != nil {
+				ct.Object = u
+			}
+			out = append(out, ct)
+			continue
+		}
 		var obj client.Object
 		switch ref.Kind {
 		case "ConfigMap":
@@ -110,21 +129,44 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 	return out, nil
 }
 
-// payload is what a copy keeps of an object: what is deployed from it.
+// payload is what a copy keeps of an object: what is deployed from it, and the annotations
+// that say how (keptAnnotations; left out when there are none, so that the digest of content
+// without them stays what it was).
 func payload(obj client.Object) any {
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:
 		return struct {
-			Data       map[string]string `json:"data,omitempty"`
-			BinaryData map[string][]byte `json:"binaryData,omitempty"`
-		}{o.Data, o.BinaryData}
+			Data        map[string]string `json:"data,omitempty"`
+			BinaryData  map[string][]byte `json:"binaryData,omitempty"`
+			Annotations map[string]string `json:"annotations,omitempty"`
+		}{o.Data, o.BinaryData, kept(o)}
 	case *corev1.Secret:
 		return struct {
-			Type corev1.SecretType `json:"type,omitempty"`
-			Data map[string][]byte `json:"data,omitempty"`
-		}{o.Type, o.Data}
+			Type        corev1.SecretType `json:"type,omitempty"`
+			Data        map[string][]byte `json:"data,omitempty"`
+			Annotations map[string]string `json:"annotations,omitempty"`
+		}{o.Type, o.Data, kept(o)}
+	case *unstructured.Unstructured:
+		return o.Object
 	}
 	return nil
+}
+
+// keptAnnotations are the annotations of a ConfigMap or Secret that its copy keeps: they say
+// whether its content is a template.
+var keptAnnotations = []string{tpl.TemplateAnnotation, tpl.LuaAnnotation}
+
+func kept(obj client.Object) map[string]string {
+	var out map[string]string
+	for _, k := range keptAnnotations {
+		if v, ok := obj.GetAnnotations()[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func sum(v any) []byte {
@@ -168,11 +210,18 @@ func copyName(ct Content, owner Owner) string {
 func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, contents []Content) (map[Ref]string, error) {
 	names := map[Ref]string{}
 	for _, ct := range contents {
-		if ct.Object == nil || IsCopy(ct.Object) {
+		if ct.Object == nil || IsCopy(ct.Object) || isObjectCopy(ct.Object) {
 			continue
 		}
 		var cp client.Object
 		switch o := ct.Object.(type) {
+		case *unstructured.Unstructured:
+			data, err := json.Marshal(o.Object)
+			if err != nil {
+				return nil, fmt.Errorf("copying %s: %w", ct.Ref, err)
+			}
+			cp = &corev1.Secret{Type: ObjectCopyType, Data: map[string][]byte{ObjectCopyKey: data}, Immutable: new(bool)}
+			*cp.(*corev1.Secret).Immutable = true
 		case *corev1.ConfigMap:
 			cp = &corev1.ConfigMap{Data: o.Data, BinaryData: o.BinaryData, Immutable: new(bool)}
 			*cp.(*corev1.ConfigMap).Immutable = true
@@ -190,7 +239,12 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 			return nil, fmt.Errorf("reading the copy of %s: %w", ct.Ref, err)
 		}
 		cp.SetLabels(owner.labels())
-		cp.SetAnnotations(map[string]string{SourceAnnotation: ct.String()})
+		annotations := kept(ct.Object)
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[SourceAnnotation] = ct.String()
+		cp.SetAnnotations(annotations)
 		if err := controllerutil.SetOwnerReference(owner.Object, cp, scheme); err != nil {
 			return nil, err
 		}

@@ -17,15 +17,22 @@ limitations under the License.
 package freeze
 
 import (
+	"context"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
 
-// SpecRefs lists the ConfigMaps and Secrets a profile spec reads (policyRefs and helmCharts
-// valuesFrom). References without a namespace mean the namespace of each cluster: they cannot
-// be copied once for all clusters, and are read live; so are those of other kinds.
+// SpecRefs lists what a profile spec reads: the ConfigMaps and Secrets of policyRefs and
+// helmCharts valuesFrom, and the objects of templateResourceRefs. References without a
+// namespace mean the namespace of each cluster, and references whose name or namespace is a
+// template mean an object per cluster: neither can be copied once for all clusters, and both
+// are read live; so are policyRefs of other kinds.
 func SpecRefs(spec *configv1beta1.Spec) []Ref {
 	var refs []Ref
 	for _, r := range spec.PolicyRefs {
@@ -36,7 +43,44 @@ func SpecRefs(spec *configv1beta1.Spec) []Ref {
 			refs = appendRef(refs, v.Kind, v.Namespace, v.Name)
 		}
 	}
+	for i := range spec.TemplateResourceRefs {
+		if ref, ok := templateRef(&spec.TemplateResourceRefs[i]); ok {
+			refs = append(refs, ref)
+		}
+	}
 	return refs
+}
+
+// ReadSpec reads what a profile spec reads (SpecRefs) and more, as Read does. The objects of
+// templateResourceRefs are kept as templates read them (TemplateObject): a change to what
+// their templates cannot see, such as the status of an object whose status changes are
+// ignored, makes no new version.
+func ReadSpec(ctx context.Context, c client.Reader, spec *configv1beta1.Spec, more ...Ref) ([]Content, error) {
+	contents, err := Read(ctx, c, append(SpecRefs(spec), more...))
+	if err != nil {
+		return nil, err
+	}
+	for _, ct := range contents {
+		u, ok := ct.Object.(*unstructured.Unstructured)
+		if !ok || isObjectCopy(u) {
+			continue
+		}
+		for i := range spec.TemplateResourceRefs {
+			t := &spec.TemplateResourceRefs[i]
+			if ref, ok := templateRef(t); ok && ref == ct.Ref {
+				u.Object = TemplateObject(u.Object, t)
+				break
+			}
+		}
+	}
+	return contents, nil
+}
+
+// Reads reports whether refs name obj, a ConfigMap or Secret of the given kind, either as
+// content or as an object of templateResourceRefs.
+func Reads(refs []Ref, kind string, obj client.Object) bool {
+	ref, original := Original(kind, obj)
+	return original && (slices.Contains(refs, ref) || slices.Contains(refs, ObjectRef("v1", kind, ref.Namespace, ref.Name)))
 }
 
 // PolicyRefs lists the ConfigMaps and Secrets that policy references read.
@@ -49,7 +93,7 @@ func PolicyRefs(policyRefs []configv1beta1.PolicyRef) []Ref {
 }
 
 func appendRef(refs []Ref, kind, namespace, name string) []Ref {
-	if (kind == "ConfigMap" || kind == "Secret") && namespace != "" && name != "" {
+	if (kind == "ConfigMap" || kind == "Secret") && namespace != "" && name != "" && !IsTemplated(namespace) && !IsTemplated(name) {
 		refs = append(refs, Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return refs
@@ -79,17 +123,27 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 			}
 		}
 	}
+	spec.TemplateResourceRefs = slices.Clone(spec.TemplateResourceRefs)
+	for i := range spec.TemplateResourceRefs {
+		t := &spec.TemplateResourceRefs[i]
+		if ref, ok := templateRef(t); ok {
+			if n, ok := names[ref]; ok {
+				// The copy is a Secret that render reads the object back from.
+				t.Resource = corev1.ObjectReference{APIVersion: "v1", Kind: "Secret", Namespace: ref.Namespace, Name: n}
+			}
+		}
+	}
 }
 
 // Keep lists what Collect must keep: the copies in names, and everything the specs refer to.
 func Keep(names map[Ref]string, specs ...*configv1beta1.Spec) map[Ref]bool {
 	keep := map[Ref]bool{}
 	for ref, name := range names {
-		keep[Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
+		keep[ref.Copy(name)] = true
 	}
 	for _, spec := range specs {
 		for _, ref := range SpecRefs(spec) {
-			keep[ref] = true
+			keep[ref.Copy(ref.Name)] = true
 		}
 	}
 	return keep

@@ -35,6 +35,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
 )
 
 // permanentError marks a failure that retrying the same configuration cannot fix.
@@ -62,6 +63,10 @@ type Source struct {
 	Kind, Namespace, Name string
 	// Data is nil when an optional object does not exist.
 	Data map[string][]byte
+	// Template and Lua say that the content is a template (annotation projectsveltos.io/template)
+	// or a Lua script (projectsveltos.io/lua). Hashes see the content as rendered, not these.
+	Template bool `json:"-"`
+	Lua      bool `json:"-"`
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -78,16 +83,18 @@ func (s Source) sortedKeys() []string {
 }
 
 // readSource fetches a referenced ConfigMap or Secret from the management cluster. An empty
-// namespace means the cluster's namespace. A Secret deployed by policyRefs must have the type
+// namespace means the cluster's namespace; a namespace or name may be a template of the cluster
+// (in resolves it). A Secret deployed by policyRefs must have the type
 // reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
 //
 // copies maps references onto the frozen copies to read instead (see package freeze); a copy
 // that is gone reads as its original. Messages and hashes name the original either way.
-func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, clusterNamespace string,
-	copies map[freeze.Ref]string) (Source, error) {
-	if namespace == "" {
-		namespace = clusterNamespace
+func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, in *instantiator) (Source, error) {
+	namespace, name, err := in.reference(kind+" "+name, namespace, name)
+	if err != nil {
+		return Source{Kind: kind, Namespace: namespace, Name: name}, err
 	}
+	copies := in.copies
 	src := Source{Kind: kind, Namespace: namespace, Name: name}
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	get := func(obj client.Object) error {
@@ -99,11 +106,14 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 		}
 		return c.Get(ctx, key, obj)
 	}
-	var err error
+	annotations := func(obj client.Object) {
+		src.Template, src.Lua = tpl.IsTemplate(obj.GetAnnotations()), tpl.IsLua(obj.GetAnnotations())
+	}
 	switch kind {
 	case "ConfigMap":
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
+			annotations(cm)
 			src.Data = map[string][]byte{}
 			for k, v := range cm.Data {
 				src.Data[k] = []byte(v)
@@ -119,6 +129,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 				return src, permanent(fmt.Errorf("%s has type %q: Secrets deployed by a profile must have type %q",
 					src, secret.Type, libv1beta1.ClusterProfileSecretType))
 			}
+			annotations(secret)
 			src.Data = secret.Data
 			if src.Data == nil {
 				src.Data = map[string][]byte{}
@@ -141,20 +152,47 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 }
 
 // PolicySources fetches every ConfigMap and Secret the summary's policyRefs name, in order.
+// The content of those annotated projectsveltos.io/template is instantiated for the cluster,
+// key by key; content made by a Lua script (projectsveltos.io/lua) is refused.
 func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Source, error) {
 	var out []Source
+	in := newInstantiator(ctx, c, cs)
 	for _, ref := range cs.Spec.ClusterProfileSpec.PolicyRefs {
 		if ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret") {
 			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap and Secret references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
 		}
-		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
+		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
 		if err != nil {
+			return nil, err
+		}
+		if err := instantiateSource(in, &src); err != nil {
 			return nil, err
 		}
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// instantiateSource instantiates the content of a source that is a template, key by key.
+func instantiateSource(in *instantiator, src *Source) error {
+	if src.Lua && src.Data != nil {
+		return permanent(fmt.Errorf("%s: content made by a Lua script (annotation %s) is not supported by Stagecoach; "+
+			"use a Go template (annotation %s) instead", src, tpl.LuaAnnotation, tpl.TemplateAnnotation))
+	}
+	if !src.Template || src.Data == nil {
+		return nil
+	}
+	data := make(map[string][]byte, len(src.Data))
+	for _, k := range src.sortedKeys() {
+		out, err := in.instantiate(fmt.Sprintf("%s key %s", src, k), string(src.Data[k]))
+		if err != nil {
+			return err
+		}
+		data[k] = []byte(out)
+	}
+	src.Data = data
+	return nil
 }
 
 // Requests splits the objects of every source of the summary's policyRefs (PolicySources, in
@@ -223,33 +261,82 @@ func ChartMetadata(spec *configv1beta1.Spec) helm.DeployOption {
 	return helm.WithMetadata(spec.ExtraLabels, spec.ExtraAnnotations)
 }
 
-// Charts reads the values and valuesFrom of each of the summary's helmCharts, in order. Values
-// in valuesFrom are merged over the inline values, in list order, each key of a ConfigMap or
-// Secret being a YAML document.
+// Charts reads the values and valuesFrom of each of the summary's helmCharts, in order. The
+// chart's repository, name, version and release may be templates, as in Sveltos; the
+// inline values are a template, instantiated for the cluster; so is the content of valuesFrom
+// ConfigMaps and Secrets annotated projectsveltos.io/template. As in Sveltos, the valuesFrom
+// that are not templates are merged over the inline values first, in list order, then those
+// that are, each key of a ConfigMap or Secret being a YAML document.
 func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Chart, error) {
 	var out []Chart
+	in := newInstantiator(ctx, c, cs)
 	for _, hc := range cs.Spec.ClusterProfileSpec.HelmCharts {
-		values, err := helm.ParseValues(hc.Values)
+		if err := instantiateChart(in, &hc); err != nil {
+			return nil, err
+		}
+		text, err := in.instantiate(fmt.Sprintf("chart %s values", hc.ReleaseName), hc.Values)
+		if err != nil {
+			return nil, err
+		}
+		values, err := helm.ParseValues(text)
 		if err != nil {
 			return nil, permanent(fmt.Errorf("chart %s values: %w", hc.ReleaseName, err))
 		}
-		in := Chart{Chart: hc, Values: values}
-		for _, vf := range hc.ValuesFrom {
-			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
-			if err != nil {
-				return nil, err
-			}
+		chart := Chart{Chart: hc, Values: values}
+		var templates []Source
+		merge := func(src Source) error {
 			for _, k := range src.sortedKeys() {
 				var more map[string]any
 				if err := yaml.Unmarshal(src.Data[k], &more); err != nil {
-					return nil, permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %w", hc.ReleaseName, src, k, err))
+					return permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %w", hc.ReleaseName, src, k, err))
 				}
-				in.Values = mergeValues(in.Values, more)
+				chart.Values = mergeValues(chart.Values, more)
+			}
+			return nil
+		}
+		for _, vf := range hc.ValuesFrom {
+			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
+			if err != nil {
+				return nil, err
+			}
+			if src.Template || src.Lua {
+				templates = append(templates, src)
+				continue
+			}
+			if err := merge(src); err != nil {
+				return nil, err
 			}
 		}
-		out = append(out, in)
+		for _, src := range templates {
+			if err := instantiateSource(in, &src); err != nil {
+				return nil, err
+			}
+			if err := merge(src); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, chart)
 	}
 	return out, nil
+}
+
+// instantiateChart instantiates the fields of a chart that name what is deployed where; the
+// Chart that Charts returns carries them instantiated.
+func instantiateChart(in *instantiator, hc *configv1beta1.HelmChart) error {
+	for _, f := range []struct {
+		name  string
+		field *string
+	}{
+		{"repositoryURL", &hc.RepositoryURL}, {"repositoryName", &hc.RepositoryName}, {"chartName", &hc.ChartName},
+		{"chartVersion", &hc.ChartVersion}, {"releaseName", &hc.ReleaseName}, {"releaseNamespace", &hc.ReleaseNamespace},
+	} {
+		out, err := in.instantiate(fmt.Sprintf("chart %s %s", hc.ReleaseName, f.name), *f.field)
+		if err != nil {
+			return err
+		}
+		*f.field = out
+	}
+	return nil
 }
 
 // mergeValues merges src over dst, recursing into maps, as Helm merges values files.
@@ -276,15 +363,6 @@ func Unsupported(spec *configv1beta1.Spec) error {
 	var what []string
 	if len(spec.Patches) > 0 || len(spec.PatchesFrom) > 0 {
 		what = append(what, "patches")
-	}
-	if len(spec.TemplateResourceRefs) > 0 {
-		what = append(what, "templateResourceRefs")
-	}
-	for _, hc := range spec.HelmCharts {
-		if strings.Contains(hc.Values, "{{") {
-			what = append(what, "Go templates in helmCharts values")
-			break
-		}
 	}
 	if len(what) == 0 {
 		return nil

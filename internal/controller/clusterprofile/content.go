@@ -18,7 +18,6 @@ package clusterprofile
 
 import (
 	"context"
-	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,7 +52,7 @@ func (r *Reconciler) collectPhase(ctx context.Context, ps *pass) error {
 // References to copies made already (a promotion's stage profile refers to those) stay as
 // they are.
 func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.ClusterProfile) (map[freeze.Ref]string, error) {
-	contents, err := freeze.Read(ctx, r.client, freeze.SpecRefs(&profile.Spec))
+	contents, err := freeze.ReadSpec(ctx, r.client, &profile.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -65,18 +64,17 @@ func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.C
 	keep := freeze.Keep(names)
 	for i := range summaries {
 		for ref, name := range freeze.Decode(summaries[i].Spec.FrozenContent) {
-			keep[freeze.Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
+			keep[ref.Copy(name)] = true
 		}
 	}
 	return freeze.Collect(ctx, r.client, owner(profile), keep)
 }
 
-// profilesReading finds the profiles that read a ConfigMap or Secret, so that an edit to it is
-// rolled out at once.
+// profilesReading finds the profiles that read a ConfigMap or Secret (as content or through
+// templateResourceRefs), so that an edit to it is rolled out at once.
 func (r *Reconciler) profilesReading(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		ref, original := freeze.Original(kind, obj)
-		if !original {
+		if !freeze.IsOriginal(obj) {
 			return nil
 		}
 		var list configv1beta1.ClusterProfileList
@@ -85,7 +83,7 @@ func (r *Reconciler) profilesReading(kind string) func(context.Context, client.O
 		}
 		var out []reconcile.Request
 		for i := range list.Items {
-			if slices.Contains(freeze.SpecRefs(&list.Items[i].Spec), ref) {
+			if freeze.Reads(freeze.SpecRefs(&list.Items[i].Spec), kind, obj) {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: list.Items[i].Name}})
 			}
 		}

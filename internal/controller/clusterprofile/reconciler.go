@@ -144,6 +144,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		// Summaries being deleted and failed writes are retried on a timer; a summary's own
 		// progress wakes the profile through the watch on summaries.
 		return ctrl.Result{RequeueAfter: retryAfter}, nil
+	case freeze.Polled(freeze.SpecRefs(&profile.Spec)):
+		// Objects of kinds no watch covers are read again on a timer.
+		return ctrl.Result{RequeueAfter: freeze.PollInterval}, nil
 	}
 	return ctrl.Result{}, nil
 }

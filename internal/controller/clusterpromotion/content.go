@@ -18,7 +18,6 @@ package clusterpromotion
 
 import (
 	"context"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,17 +30,24 @@ import (
 )
 
 // A version of a promotion is its profileSpec and the content of the ConfigMaps and Secrets it
-// refers to (policyRefs, helmCharts valuesFrom, the stages' preHealthCheckDeployment). Each
+// refers to (policyRefs, helmCharts valuesFrom, the stages' preHealthCheckDeployment) and of
+// the objects its templates read (templateResourceRefs). Each
 // version's content is frozen in immutable copies (package freeze), and a stage's profile
 // refers to the copies of the version it last received: editing a referenced ConfigMap starts
 // a new version at the first stage, and later stages keep what they have until it reaches them.
-// References without a namespace (the namespace of each cluster) cannot be copied once for all
-// clusters, and are read live.
+// References without a namespace (the namespace of each cluster) or whose name is a template
+// cannot be copied once for all clusters, and are read live; so is the cluster object that
+// templates read as .Cluster.
 
 // contentRefs lists what the promotion's version reads from the management cluster.
 func contentRefs(p *configv1beta1.ClusterPromotion) []freeze.Ref {
 	spec := p.Spec.ProfileSpec.ToSpec(libv1beta1.Selector{})
-	refs := freeze.SpecRefs(&spec)
+	return append(freeze.SpecRefs(&spec), stageRefs(p)...)
+}
+
+// stageRefs lists the content the stages' preHealthCheckDeployment reads.
+func stageRefs(p *configv1beta1.ClusterPromotion) []freeze.Ref {
+	var refs []freeze.Ref
 	for i := range p.Spec.Stages {
 		refs = append(refs, freeze.PolicyRefs(preHealthRefs(&p.Spec.Stages[i]))...)
 	}
@@ -79,8 +85,7 @@ func (r *Reconciler) collectCopies(ctx context.Context, p *configv1beta1.Cluster
 // edit to it starts a new version at once.
 func (r *Reconciler) promotionsReading(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		ref, original := freeze.Original(kind, obj)
-		if !original {
+		if !freeze.IsOriginal(obj) {
 			return nil
 		}
 		var list configv1beta1.ClusterPromotionList
@@ -89,7 +94,7 @@ func (r *Reconciler) promotionsReading(kind string) func(context.Context, client
 		}
 		var out []reconcile.Request
 		for i := range list.Items {
-			if slices.Contains(contentRefs(&list.Items[i]), ref) {
+			if freeze.Reads(contentRefs(&list.Items[i]), kind, obj) {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: list.Items[i].Name}})
 			}
 		}

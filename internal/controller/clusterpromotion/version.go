@@ -25,18 +25,24 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
 // contentPhase reads what the promotion's version reads from the management cluster, and
 // hashes the version.
 func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
-	contents, err := freeze.Read(ctx, r.client, contentRefs(ps.p))
+	spec := ps.p.Spec.ProfileSpec.ToSpec(libv1beta1.Selector{})
+	contents, err := freeze.ReadSpec(ctx, r.client, &spec, stageRefs(ps.p)...)
 	if err != nil {
 		return err
 	}
 	ps.contents = contents
 	ps.profileHash, ps.stagesHash = hashes(ps.p, contents)
+	if freeze.Polled(freeze.SpecRefs(&spec)) {
+		// Objects of kinds no watch covers are read again on a timer.
+		ps.requeueAfter(freeze.PollInterval)
+	}
 	return nil
 }
 

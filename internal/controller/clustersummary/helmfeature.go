@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -41,11 +42,19 @@ func (d *deployment) helm(ctx context.Context) {
 	f := feature(st, libv1beta1.FeatureHelm)
 	inputs, err := render.Charts(ctx, d.r.client, d.cs)
 	values := make([]map[string]any, 0, len(inputs))
+	charts := make([]configv1beta1.HelmChart, 0, len(inputs))
 	for _, in := range inputs {
 		values = append(values, in.Values)
+		charts = append(charts, in.Chart)
 	}
-	hash := hashOf(withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
-		spec.PreDeployChecks, values)...)
+	parts := withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
+		spec.PreDeployChecks, values)
+	if err == nil && !equality.Semantic.DeepEqual(charts, spec.HelmCharts) {
+		// Templated chart fields: the hash follows what they name for this cluster. (Left out
+		// otherwise, so that the hash of a chart without them stays what it was.)
+		parts = append(parts, charts)
+	}
+	hash := hashOf(parts...)
 	if err != nil {
 		d.fail(f, hash, err)
 		return

@@ -23,7 +23,10 @@ package clustersummary
 // nothing here. It reads
 // the ConfigMaps and Secrets that profiles refer to, the clusters' kubeconfig Secrets and chart
 // repository credentials, and writes the dry-run report ConfigMaps and, in the stagecoach-system
-// namespace it creates if need be, the inventories of what Local content deployed.
+// namespace it creates if need be, the inventories of what Local content deployed. Templates
+// also read the objects that templateResourceRefs name; kinds other than ConfigMaps and Secrets
+// need a grant of their own (the chart's placement.selectableResources), as the role holds no
+// wildcard.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //

@@ -164,9 +164,9 @@ func TestLabelSelector(t *testing.T) {
 }
 
 func TestUnsupportedFieldsFailForGood(t *testing.T) {
-	spec := &configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}
+	spec := &configv1beta1.Spec{PatchesFrom: []configv1beta1.ValueFrom{{Kind: "ConfigMap", Name: "p"}}}
 	err := render.Unsupported(spec)
-	if err == nil || !strings.Contains(err.Error(), "Go templates in helmCharts values") {
+	if err == nil || !strings.Contains(err.Error(), "patches") {
 		t.Fatalf("unsupported = %v", err)
 	}
 	var f configv1beta1.FeatureSummary
@@ -174,8 +174,8 @@ func TestUnsupportedFieldsFailForGood(t *testing.T) {
 	if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
 		t.Errorf("an unsupported field is retried: %s", f.Status)
 	}
-	if render.Unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: 2"}}}) != nil {
-		t.Error("plain values are reported unsupported")
+	if render.Unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}) != nil {
+		t.Error("templated values are reported unsupported")
 	}
 }
 

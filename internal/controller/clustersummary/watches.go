@@ -17,7 +17,9 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,12 +35,15 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
 // referencesIndex indexes ClusterSummaries by the ConfigMaps and Secrets they read
-// ("ConfigMap/namespace/name"), so that an edit to one redeploys exactly its readers.
+// ("ConfigMap/namespace/name"), as content or through templateResourceRefs, so that an edit to
+// one redeploys exactly its readers. References whose name is a template are read again on a
+// timer instead (readsUnwatched).
 const referencesIndex = "stagecoach.dev/references"
 
 func references(obj client.Object) []string {
@@ -59,13 +64,59 @@ func references(obj client.Object) []string {
 			keys = append(keys, vf.Kind+"/"+ns(vf.Namespace)+"/"+vf.Name)
 		}
 	}
+	for _, t := range spec.TemplateResourceRefs {
+		if r := t.Resource; (r.APIVersion == "" || r.APIVersion == "v1") && (r.Kind == "ConfigMap" || r.Kind == "Secret") {
+			keys = append(keys, r.Kind+"/"+ns(r.Namespace)+"/"+r.Name)
+		}
+	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
 
+// readsUnwatched reports whether a summary reads, live, something no watch covers: a reference
+// whose name or namespace is a template of the cluster, or an object of templateResourceRefs of
+// a kind other than ConfigMap and Secret that its version has no copy of. It reads them again
+// on a timer.
+func readsUnwatched(cs *configv1beta1.ClusterSummary) bool {
+	spec := &cs.Spec.ClusterProfileSpec
+	templated := func(namespace, name string) bool { return freeze.IsTemplated(namespace) || freeze.IsTemplated(name) }
+	for _, ref := range spec.PolicyRefs {
+		if templated(ref.Namespace, ref.Name) {
+			return true
+		}
+	}
+	for _, hc := range spec.HelmCharts {
+		for _, vf := range hc.ValuesFrom {
+			if templated(vf.Namespace, vf.Name) {
+				return true
+			}
+		}
+	}
+	copies := freeze.Decode(cs.Spec.FrozenContent)
+	for _, t := range spec.TemplateResourceRefs {
+		r := t.Resource
+		if templated(r.Namespace, r.Name) {
+			return true
+		}
+		ref := freeze.ObjectRef(r.APIVersion, r.Kind, cmp.Or(r.Namespace, cs.Spec.ClusterNamespace), r.Name)
+		if _, frozen := copies[ref]; !frozen && freeze.Polled([]freeze.Ref{ref}) {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterChanged: a cluster's labels, annotations or spec changed. Templates read the cluster
+// live (.Cluster), so its summaries render again.
+func clusterChanged(e event.UpdateEvent) bool {
+	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+		!maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) ||
+		!maps.Equal(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations())
+}
+
 // SetupWithManager completes the reconciler from mgr and registers it. It reacts to its
-// summaries, to their clusters becoming reachable or paused, to the ConfigMaps and Secrets they
-// read, and to the summaries of profiles they depend on.
+// summaries, to their clusters becoming reachable or paused or being relabelled, to the
+// ConfigMaps and Secrets they read, and to the summaries of profiles they depend on.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.client == nil {
 		r.client = mgr.GetClient()
@@ -83,7 +134,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// A summary cares whether its cluster can be deployed to, not about every status write.
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.summariesOfCluster),
-			builder.WithPredicates(predicate.Or[client.Object](predicate.Funcs{UpdateFunc: availabilityChanged}, shard.Moved))).
+			builder.WithPredicates(predicate.Or[client.Object](predicate.Funcs{UpdateFunc: availabilityChanged},
+				predicate.Funcs{UpdateFunc: clusterChanged}, shard.Moved))).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("ConfigMap"))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.readersOf("Secret"))).
 		Watches(&configv1beta1.ClusterSummary{}, handler.EnqueueRequestsFromMapFunc(r.dependents)).
