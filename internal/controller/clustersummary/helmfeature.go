@@ -62,7 +62,7 @@ func (d *deployment) helm(ctx context.Context) {
 		d.fail(f, hash, err)
 		return
 	}
-	summaries, gvks, err := d.deployCharts(ctx, inputs)
+	summaries, gvks, err := d.deployCharts(ctx, inputs, f.ConsecutiveFailures)
 	st.HelmReleaseSummaries = summaries
 	if err == nil {
 		err = d.uninstallUnlisted(ctx, inputs)
@@ -85,7 +85,9 @@ func (d *deployment) helm(ctx context.Context) {
 
 // deployCharts installs or upgrades every chart in order. A conflicting release is reported and,
 // with continueOnConflict, skipped; a failing one stops the rest unless continueOnError.
-func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([]configv1beta1.HelmChartSummary, []string, error) {
+// failedBefore is how many times in a row the feature failed before, for
+// recoverAfterConsecutiveFailures.
+func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, failedBefore uint) ([]configv1beta1.HelmChartSummary, []string, error) {
 	var summaries []configv1beta1.HelmChartSummary
 	var gvks []string
 	var failures []error
@@ -96,7 +98,8 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()))
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()),
+			helm.ConsecutiveFailures(failedBefore))
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
