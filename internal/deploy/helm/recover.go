@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package helm
 
 import (
@@ -50,11 +49,16 @@ func (o options) recoverAfter() uint {
 	return DefaultRecoverAfterConsecutiveFailures
 }
 
-// shouldRecover: the feature failed recoverAfter times in a row (or a multiple of it) and the
-// release was never deployed, so that nothing running is lost by starting it over. A release
+// recoverDue: the feature failed recoverAfter times in a row, or a multiple of it, as upstream
+// counts.
+func (o options) recoverDue(failures uint) bool {
+	return failures > 0 && failures%o.recoverAfter() == 0
+}
+
+// shouldRecover: recovery is due and the release was never deployed, so that nothing running is lost by starting it over. A release
 // deployed once is always retried by upgrading it instead.
 func shouldRecover(cfg *action.Configuration, last *release.Release, o options, failures uint) (bool, error) {
-	if failures == 0 || failures%o.recoverAfter() != 0 || last.Info == nil || last.Info.Status != rcommon.StatusFailed {
+	if !o.recoverDue(failures) || last.Info == nil || last.Info.Status != rcommon.StatusFailed {
 		return false, nil
 	}
 	history, err := cfg.Releases.History(last.Name)

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package restart restarts workloads on a managed cluster as `kubectl rollout restart` does: a
 // new kubectl.kubernetes.io/restartedAt annotation on the pod template makes the workload's own
 // controller replace its pods, under its update strategy.
