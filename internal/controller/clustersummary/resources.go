@@ -68,6 +68,9 @@ func (d *deployment) resources(ctx context.Context) {
 	sources, err := render.PolicySources(ctx, d.r.client, d.cs)
 	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
 		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
+	if spec.Reloader {
+		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
+	}
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -108,6 +111,10 @@ func (d *deployment) resources(ctx context.Context) {
 			return
 		}
 		gvks = append(gvks, res.DeployedGVKs...)
+	}
+	if err := d.reload(ctx, remote.Objects); err != nil {
+		d.fail(f, hash, err)
+		return
 	}
 	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
 	if err := d.validate(ctx, libv1beta1.FeatureResources); err != nil {
