@@ -90,3 +90,40 @@ func TestReloaderRestartsReaders(t *testing.T) {
 	}
 	expectFeature(t, p.Name, "staging", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
 }
+
+// TestReloaderRestartsHelmReaders: with reloader, a Helm upgrade that changes a chart's
+// ConfigMap restarts the chart's Deployment that mounts it.
+func TestReloaderRestartsHelmReaders(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-reloader-helm"
+	p := sveltosProfile("e2e-reloader-helm", map[string]string{"env": "staging"})
+	hc := testedChart(t, "reloaded", ns, configv1beta1.HelmOptions{})
+	hc.Values = "message: one\n"
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{hc}
+	p.Spec.Reloader = true
+	createProfile(t, p)
+
+	staging := managed(t, "staging")
+	expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned)
+	waitAvailable(t, staging, ns, "reloaded")
+	d, err := staging.AppsV1().Deployments(ns).Get(t.Context(), "reloaded", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := d.Spec.Template.Annotations[restartedAt]; a != "" {
+		t.Fatalf("the install restarted the Deployment (%s)", a)
+	}
+
+	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.HelmCharts[0].Values = "message: two\n" })
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		d, err := staging.AppsV1().Deployments(ns).Get(ctx, "reloaded", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if d.Spec.Template.Annotations[restartedAt] == "" {
+			return fmt.Errorf("deployment reloaded not restarted: pod template annotations %v", d.Spec.Template.Annotations)
+		}
+		return nil
+	})
+	waitAvailable(t, staging, ns, "reloaded")
+}

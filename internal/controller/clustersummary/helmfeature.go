@@ -46,6 +46,9 @@ func (d *deployment) helm(ctx context.Context) {
 	}
 	hash := hashOf(withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
 		spec.PreDeployChecks, values)...)
+	if spec.Reloader {
+		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
+	}
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -73,6 +76,10 @@ func (d *deployment) helm(ctx context.Context) {
 	}
 	if len(spec.HelmCharts) == 0 {
 		dropFeature(st, libv1beta1.FeatureHelm)
+		return
+	}
+	if err := d.reload(ctx, libv1beta1.FeatureHelm, releaseObjects(d.released)); err != nil {
+		d.fail(f, hash, err)
 		return
 	}
 	setDeployedGVKs(st, libv1beta1.FeatureHelm, gvks)
@@ -127,6 +134,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 		}
 		summary.ValuesHash, summary.ChartVersion = rel.ValuesHash, rel.ChartVersion
 		summaries = append(summaries, summary)
+		d.released = append(d.released, rel)
 		gvks = append(gvks, rel.GVKs...)
 		if rel.Action != helm.ActionUnchanged {
 			d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "Helm"+string(rel.Action), "Deploy", "%s %s/%s %s-%s on %s",

@@ -26,9 +26,13 @@ import (
 	"strings"
 	"time"
 
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/restart"
 )
@@ -45,14 +49,14 @@ type configKey struct{ kind, namespace, name string }
 // once that object's content changed, as `kubectl rollout restart` does. Each workload records
 // the content it was last restarted for, so a restart that failed is made at the next attempt,
 // and a workload seen for the first time is only recorded.
-func (d *deployment) reload(ctx context.Context, objs []manifests.Object) error {
+// id is the feature that deployed objs: each feature keeps its own record on the workloads.
+func (d *deployment) reload(ctx context.Context, id libv1beta1.FeatureID, objs []*unstructured.Unstructured) error {
 	if !d.spec().Reloader {
 		return nil
 	}
 	contents := map[configKey]string{}
 	var namespaces []string
-	for _, o := range objs {
-		m := o.Manifest
+	for _, m := range objs {
 		if m == nil || m.GetAPIVersion() != "v1" || (m.GetKind() != "ConfigMap" && m.GetKind() != "Secret") {
 			continue
 		}
@@ -66,7 +70,7 @@ func (d *deployment) reload(ctx context.Context, objs []manifests.Object) error 
 		namespaces = append(namespaces, ns)
 	}
 	slices.Sort(namespaces)
-	key := reloaderAnnotationPrefix + shortHash(d.owner(libv1beta1.FeatureResources))
+	key := reloaderAnnotationPrefix + shortHash(d.owner(id))
 	now := time.Now()
 	var errs []error
 	for _, ns := range slices.Compact(namespaces) {
@@ -120,4 +124,32 @@ func readsContent(w restart.Workload, contents map[configKey]string) (hash, name
 func shortHash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
+}
+
+// manifestObjects are the objects of deployed manifests, for reload.
+func manifestObjects(objs []manifests.Object) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.Manifest)
+	}
+	return out
+}
+
+// releaseObjects are the ConfigMaps and Secrets of Helm releases' manifests, for reload; a
+// document that does not parse is left out (Helm applied it, so it does parse).
+func releaseObjects(rels []helm.Release) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, rel := range rels {
+		for _, doc := range releaseutil.SplitManifests(rel.Manifest) {
+			u := &unstructured.Unstructured{}
+			if yaml.Unmarshal([]byte(doc), &u.Object) != nil || u.Object == nil {
+				continue
+			}
+			if u.GetNamespace() == "" {
+				u.SetNamespace(rel.Namespace)
+			}
+			out = append(out, u)
+		}
+	}
+	return out
 }

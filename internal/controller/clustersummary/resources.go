@@ -39,6 +39,8 @@ type deployment struct {
 	remote *fleet.Remote
 	// previous are the releases the status listed before this pass.
 	previous []configv1beta1.HelmChartSummary
+	// released are the releases this pass installed, upgraded or found up to date.
+	released []helm.Release
 }
 
 func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
@@ -112,7 +114,7 @@ func (d *deployment) resources(ctx context.Context) {
 		}
 		gvks = append(gvks, res.DeployedGVKs...)
 	}
-	if err := d.reload(ctx, remote.Objects); err != nil {
+	if err := d.reload(ctx, libv1beta1.FeatureResources, manifestObjects(remote.Objects)); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
