@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,57 @@ func TestTokenRenewal(t *testing.T) {
 	}
 	if renewals == 0 {
 		t.Errorf("no TokenRenewed event among %d", len(events.Items))
+	}
+}
+
+// TestTokenRenewalOfAUser: a kubeconfig that authenticates as a user, not a ServiceAccount,
+// cannot be renewed without saNamespace and saName; the cluster says so, and its kubeconfig
+// is left as it was.
+func TestTokenRenewalOfAUser(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-token-user"
+	var target = testenv.Fleet.Managed[0]
+	data, err := os.ReadFile(target.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgmt := testenv.Client(t)
+	ctx := t.Context()
+	if err := mgmt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "user" + libv1beta1.KubeconfigSecretNameSuffix, Namespace: ns},
+		Data: map[string][]byte{"kubeconfig": data}}
+	if err := mgmt.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	cluster := &libv1beta1.SveltosCluster{ObjectMeta: metav1.ObjectMeta{Name: "user", Namespace: ns}}
+	cluster.Spec.TokenRequestRenewalOption = &libv1beta1.TokenRequestRenewalOption{
+		RenewTokenRequestInterval: metav1.Duration{Duration: time.Second},
+	}
+	if err := mgmt.Create(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = mgmt.Delete(context.Background(), cluster)
+		_ = mgmt.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		c := &libv1beta1.SveltosCluster{}
+		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(cluster), c); err != nil {
+			return err
+		}
+		if c.Status.FailureMessage == nil || !strings.Contains(*c.Status.FailureMessage, "not as a ServiceAccount; set saNamespace and saName") {
+			return fmt.Errorf("cluster status %+v", c.Status)
+		}
+		return nil
+	})
+	testenv.ExpectEvent(t, timeout, mgmt, cluster, "TokenRenewalFailed")
+	s := &corev1.Secret{}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(secret), s); err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data["kubeconfig"]) != string(data) {
+		t.Error("the kubeconfig was changed")
 	}
 }
