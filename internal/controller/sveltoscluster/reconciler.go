@@ -157,11 +157,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	r.warn(cluster, reasonInvalidActiveWindow, problem)
 	var renewIn time.Duration
 	if answered {
-		renewIn, problem = r.renewToken(ctx, ref, cluster)
-		if problem != "" {
-			cluster.Status.FailureMessage = &problem
+		var renewal string
+		renewIn, renewal = r.renewToken(ctx, ref, cluster)
+		if renewal != "" {
+			cluster.Status.FailureMessage = &renewal
 		}
-		r.warn(cluster, reasonTokenRenewalFailed, problem)
+		r.warn(cluster, reasonTokenRenewalFailed, renewal)
 	}
 	requeue := wait.Jitter(r.probe.Interval(r.census.Len(), outcome != nil), 0.1)
 	if !next.IsZero() {
