@@ -102,6 +102,7 @@ func TestChartsRender(t *testing.T) {
 		"webapp":       {"replicas": true},
 		"kyverno":      {"admissionController": map[string]any{"replicas": true}},
 		"cert-manager": {"replicaCount": true},
+		"tested":       {"replicas": true},
 	}
 	for _, archive := range archives {
 		t.Run(filepath.Base(archive), func(t *testing.T) {

@@ -99,8 +99,9 @@ type TokenRequestRenewalOption struct {
 	SAName string `json:"saName,omitempty"`
 
 	// KubeconfigKeyName is the key of the kubeconfig Secret the renewed kubeconfig is written
-	// to. When unset it is "re-kubeconfig" and spec.kubeconfigKeyName is switched to it; set it
-	// to spec.kubeconfigKeyName to keep the Secret layout under GitOps control.
+	// to. Stagecoach renews the kubeconfig in place, under the key it is read from (upstream
+	// writes "re-kubeconfig" and switches spec.kubeconfigKeyName to it); when set, it must name
+	// that same key.
 	// +optional
 	KubeconfigKeyName *string `json:"kubeconfigKeyName,omitempty"`
 }

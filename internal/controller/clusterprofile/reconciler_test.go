@@ -402,12 +402,11 @@ func TestUnsupportedFieldsAreRefused(t *testing.T) {
 	check := []libv1beta1.ValidateHealth{{Name: "x", Version: "v1", Kind: "ConfigMap"}}
 	for field, set := range map[string]func(*configv1beta1.ClusterProfile){
 		"spec.setRefs":          func(p *configv1beta1.ClusterProfile) { p.Spec.SetRefs = []string{"prod"} },
-		"spec.reloader":         func(p *configv1beta1.ClusterProfile) { p.Spec.Reloader = true },
 		"spec.preDeleteChecks":  func(p *configv1beta1.ClusterProfile) { p.Spec.PreDeleteChecks = check },
 		"spec.postDeleteChecks": func(p *configv1beta1.ClusterProfile) { p.Spec.PostDeleteChecks = check },
 	} {
 		patchProfile(t, c, p.Name, func(p *configv1beta1.ClusterProfile) {
-			p.Spec.SetRefs, p.Spec.Reloader, p.Spec.PreDeleteChecks, p.Spec.PostDeleteChecks = nil, false, nil, nil
+			p.Spec.SetRefs, p.Spec.PreDeleteChecks, p.Spec.PostDeleteChecks = nil, nil, nil
 			set(p)
 		})
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
@@ -432,7 +431,7 @@ func TestUnsupportedFieldsAreRefused(t *testing.T) {
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "a", Name: p.Name + "-sveltos-a"}, cs); err != nil || !cs.DeletionTimestamp.IsZero() {
 		t.Fatalf("the deployed summary is gone (%v)", err)
 	}
-	if spec := cs.Spec.ClusterProfileSpec; spec.Reloader || len(spec.SetRefs) > 0 || len(spec.PreDeleteChecks) > 0 || len(spec.PostDeleteChecks) > 0 {
+	if spec := cs.Spec.ClusterProfileSpec; len(spec.SetRefs) > 0 || len(spec.PreDeleteChecks) > 0 || len(spec.PostDeleteChecks) > 0 {
 		t.Errorf("the summary got a refused spec")
 	}
 }

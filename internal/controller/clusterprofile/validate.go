@@ -50,9 +50,6 @@ func refused(spec *configv1beta1.Spec) string {
 	if len(spec.SetRefs) > 0 {
 		msgs = append(msgs, "spec.setRefs: ClusterSets are not supported; select the clusters with clusterSelector or clusterRefs")
 	}
-	if spec.Reloader {
-		msgs = append(msgs, "spec.reloader: restarting workloads when their ConfigMaps or Secrets change is not supported; leave reloader out")
-	}
 	if len(spec.PreDeleteChecks) > 0 {
 		msgs = append(msgs, "spec.preDeleteChecks: checks before content is withdrawn are not supported; leave them out")
 	}

@@ -55,6 +55,9 @@ func (d *deployment) helm(ctx context.Context) {
 		parts = append(parts, charts)
 	}
 	hash := hashOf(parts...)
+	if spec.Reloader {
+		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
+	}
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -71,7 +74,7 @@ func (d *deployment) helm(ctx context.Context) {
 		d.fail(f, hash, err)
 		return
 	}
-	summaries, gvks, err := d.deployCharts(ctx, inputs)
+	summaries, gvks, err := d.deployCharts(ctx, inputs, f.ConsecutiveFailures)
 	st.HelmReleaseSummaries = summaries
 	if err == nil {
 		err = d.uninstallUnlisted(ctx, inputs)
@@ -84,6 +87,10 @@ func (d *deployment) helm(ctx context.Context) {
 		dropFeature(st, libv1beta1.FeatureHelm)
 		return
 	}
+	if err := d.reload(ctx, libv1beta1.FeatureHelm, releaseObjects(d.released)); err != nil {
+		d.fail(f, hash, err)
+		return
+	}
 	setDeployedGVKs(st, libv1beta1.FeatureHelm, gvks)
 	if err := d.validate(ctx, libv1beta1.FeatureHelm); err != nil {
 		d.fail(f, hash, err)
@@ -94,7 +101,9 @@ func (d *deployment) helm(ctx context.Context) {
 
 // deployCharts installs or upgrades every chart in order. A conflicting release is reported and,
 // with continueOnConflict, skipped; a failing one stops the rest unless continueOnError.
-func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([]configv1beta1.HelmChartSummary, []string, error) {
+// failedBefore is how many times in a row the feature failed before, for
+// recoverAfterConsecutiveFailures.
+func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, failedBefore uint) ([]configv1beta1.HelmChartSummary, []string, error) {
 	var summaries []configv1beta1.HelmChartSummary
 	var gvks []string
 	var failures []error
@@ -105,7 +114,8 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()))
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()),
+			helm.ConsecutiveFailures(failedBefore))
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -133,6 +143,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([
 		}
 		summary.ValuesHash, summary.ChartVersion = rel.ValuesHash, rel.ChartVersion
 		summaries = append(summaries, summary)
+		d.released = append(d.released, rel)
 		gvks = append(gvks, rel.GVKs...)
 		if rel.Action != helm.ActionUnchanged {
 			d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "Helm"+string(rel.Action), "Deploy", "%s %s/%s %s-%s on %s",

@@ -39,6 +39,8 @@ type deployment struct {
 	remote *fleet.Remote
 	// previous are the releases the status listed before this pass.
 	previous []configv1beta1.HelmChartSummary
+	// released are the releases this pass installed, upgraded or found up to date.
+	released []helm.Release
 }
 
 func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
@@ -68,6 +70,9 @@ func (d *deployment) resources(ctx context.Context) {
 	sources, err := render.PolicySources(ctx, d.r.client, d.cs)
 	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
 		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
+	if spec.Reloader {
+		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
+	}
 	if err != nil {
 		d.fail(f, hash, err)
 		return
@@ -108,6 +113,10 @@ func (d *deployment) resources(ctx context.Context) {
 			return
 		}
 		gvks = append(gvks, res.DeployedGVKs...)
+	}
+	if err := d.reload(ctx, libv1beta1.FeatureResources, manifestObjects(remote.Objects)); err != nil {
+		d.fail(f, hash, err)
+		return
 	}
 	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
 	if err := d.validate(ctx, libv1beta1.FeatureResources); err != nil {

@@ -24,5 +24,5 @@ package sveltoscluster
 //
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters/status,verbs=patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

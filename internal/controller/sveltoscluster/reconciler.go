@@ -57,10 +57,12 @@ const (
 // Reconciler probes SveltosClusters.
 type Reconciler struct {
 	// shard is the shard whose clusters this replica probes.
-	shard    shard.Key
-	fleet    *fleet.Cache
-	census   *shard.Census
-	client   client.Client
+	shard  shard.Key
+	fleet  *fleet.Cache
+	census *shard.Census
+	client client.Client
+	// reader reads kubeconfig Secrets past the cache, for token renewal.
+	reader   client.Reader
 	recorder recorder.EventRecorder
 	probe    fleet.ProbeOptions
 	warned   patch.Warnings
@@ -77,6 +79,7 @@ func NewReconciler(opts Options) *Reconciler {
 // probe interval.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
+	r.reader = mgr.GetAPIReader()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/sveltoscluster-controller")
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &libv1beta1.SveltosCluster{},
 		fleet.KubeconfigSecretField, fleet.KubeconfigSecretIndexKeys)
@@ -129,6 +132,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// A cluster probed minutes apart keeps no connection open in between.
 	release := r.probe.Interval(r.census.Len(), false) > fleet.KeepIdleFor
 	version, err := r.fleet.Probe(ctx, ref, r.probe.ProbeTimeout, release)
+	answered := err == nil
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
 		// about the managed cluster.
@@ -151,9 +155,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		cluster.Status.FailureMessage = &problem
 	}
 	r.warn(cluster, reasonInvalidActiveWindow, problem)
+	var renewIn time.Duration
+	if answered {
+		var renewal string
+		renewIn, renewal = r.renewToken(ctx, ref, cluster)
+		if renewal != "" {
+			cluster.Status.FailureMessage = &renewal
+		}
+		r.warn(cluster, reasonTokenRenewalFailed, renewal)
+	}
 	requeue := wait.Jitter(r.probe.Interval(r.census.Len(), outcome != nil), 0.1)
 	if !next.IsZero() {
 		requeue = min(requeue, max(next.Sub(r.now()), 0)+time.Second)
+	}
+	if renewIn > 0 {
+		requeue = min(requeue, renewIn)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }

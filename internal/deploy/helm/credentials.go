@@ -36,13 +36,15 @@ import (
 func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) (*Credentials, error) {
 	rc := hc.RegistryCredentialsConfig
 	passAll := hc.Options != nil && hc.Options.PassCredentialsAll
+	cacheTokens := hc.Options != nil && hc.Options.EnableClientCache
 	if rc == nil {
-		if passAll {
-			return &Credentials{PassCredentialsAll: true}, nil
+		if passAll || cacheTokens {
+			return &Credentials{PassCredentialsAll: passAll, CacheTokens: cacheTokens}, nil
 		}
 		return nil, nil
 	}
-	creds := &Credentials{InsecureSkipTLSVerify: rc.InsecureSkipTLSVerify, PlainHTTP: rc.PlainHTTP, PassCredentialsAll: passAll}
+	creds := &Credentials{InsecureSkipTLSVerify: rc.InsecureSkipTLSVerify, PlainHTTP: rc.PlainHTTP, PassCredentialsAll: passAll,
+		CacheTokens: cacheTokens}
 	if ref := rc.CredentialsSecretRef; ref != nil {
 		secret, err := d.readSecret(ctx, "registry credentials", ref)
 		if err != nil {

@@ -73,6 +73,7 @@ type DeployOption func(*deployCall)
 type deployCall struct {
 	takeOver bool
 	metadata *metadataRenderer
+	failures uint
 }
 
 // TakeOver lets Deploy take a release away from another Stagecoach owner, for callers that
@@ -120,14 +121,38 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 			return Release{}, err
 		}
 		o := resolveOptions(hc)
+		if last != nil {
+			again, err := shouldRecover(cfg, last, o, call.failures)
+			if err != nil {
+				return Release{}, err
+			}
+			if again {
+				if err := recoverRelease(cfg, o, hc, call.failures, log); err != nil {
+					return Release{}, err
+				}
+				last = nil
+			}
+		}
 		want := specHash(ch, values, hc.Options, call.metadata.hashInput())
 		if last != nil && upToDate(last, owner, ch, values, want, o) {
-			return releaseOf(last, ValuesHash(values), ActionUnchanged), nil
+			rel := releaseOf(last, ValuesHash(values), ActionUnchanged)
+			if o.RunTests && !testsPassed(last) {
+				return rel, d.runTests(cfg, remote, hc, o, log)
+			}
+			return rel, nil
 		}
 		if err := d.preflight(ctx, cfg, remote, hc, creds, values, o); err != nil {
 			return Release{}, err
 		}
-		return d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.metadata, log)
+		upgrading := last != nil && last.Info.Status.String() != "uninstalled"
+		rel, err := d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.metadata, log)
+		if err != nil && upgrading && o.Atomic && o.UpgradeOptions.Recreate {
+			err = errors.Join(err, recreate(ctx, cfg, remote, hc, log))
+		}
+		if err == nil && o.RunTests {
+			err = d.runTests(cfg, remote, hc, o, log)
+		}
+		return rel, err
 	})
 }
 

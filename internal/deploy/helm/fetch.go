@@ -44,6 +44,10 @@ type Credentials struct {
 	PlainHTTP             bool
 	// PassCredentialsAll sends Username/Password to chart URLs on other hosts than the index.
 	PassCredentialsAll bool
+	// CacheTokens keeps the tokens an OCI registry hands out for the registry client's later
+	// requests (options.enableClientCache, Helm's registry client cache), instead of asking
+	// for a token again at every request of a pull.
+	CacheTokens bool
 }
 
 // defaultHTTP serves repositories that need no TLS settings of their own, so that connections

@@ -74,6 +74,9 @@ func (c *Cache) registryClient(creds *Credentials) (*registry.Client, error) {
 		if creds.Username != "" {
 			opts = append(opts, registry.ClientOptBasicAuth(creds.Username, creds.Password))
 		}
+		if creds.CacheTokens {
+			opts = append(opts, registry.ClientOptEnableCache(true))
+		}
 		if len(creds.CA) > 0 || creds.InsecureSkipTLSVerify {
 			hc, err := httpClient(creds)
 			if err != nil {

@@ -111,7 +111,9 @@ func TestDeployFromOCI(t *testing.T) {
 	defer stop()
 	d := newDeployer(t)
 	hc := configv1beta1.HelmChart{RepositoryURL: url, RepositoryName: "charts", ChartName: "charts/webapp", ChartVersion: "1.1.0",
-		ReleaseName: "web", ReleaseNamespace: "oci", RegistryCredentialsConfig: &configv1beta1.RegistryCredentialsConfig{PlainHTTP: true}}
+		ReleaseName: "web", ReleaseNamespace: "oci", RegistryCredentialsConfig: &configv1beta1.RegistryCredentialsConfig{PlainHTTP: true},
+		// enableClientCache: the registry client keeps its tokens between the requests of a pull.
+		Options: &configv1beta1.HelmOptions{EnableClientCache: true}}
 	rel, err := d.Deploy(t.Context(), r, "oci", hc, nil)
 	if err != nil {
 		t.Fatal(err)

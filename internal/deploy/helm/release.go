@@ -63,6 +63,8 @@ type Release struct {
 	// Sveltos prints them ("Secret.v1.", "Deployment.v1.apps"), sorted and unique.
 	GVKs   []string
 	Action Action
+	// Manifest is the release's rendered objects (hooks aside), as Helm stores them.
+	Manifest string
 }
 
 // releaseOf summarises a Helm release.
@@ -74,6 +76,7 @@ func releaseOf(rel *release.Release, valuesHash []byte, act Action) Release {
 		ValuesHash: valuesHash,
 		GVKs:       manifestGVKs(rel.Manifest),
 		Action:     act,
+		Manifest:   rel.Manifest,
 	}
 	if rel.Chart != nil && rel.Chart.Metadata != nil {
 		r.Chart, r.ChartVersion, r.AppVersion = rel.Chart.Metadata.Name, rel.Chart.Metadata.Version, rel.Chart.Metadata.AppVersion

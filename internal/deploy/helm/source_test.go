@@ -189,7 +189,7 @@ func TestCacheErrors(t *testing.T) {
 	missing := webapp(repo.url, "1.0.0")
 	missing.ChartName = "local/nginx"
 	_, err = cache.Fetch(ctx, missing, nil)
-	if !errors.Is(err, ErrChartNotFound) || !IsPermanent(err) || !strings.Contains(err.Error(), "cert-manager, kyverno, webapp") {
+	if !errors.Is(err, ErrChartNotFound) || !IsPermanent(err) || !strings.Contains(err.Error(), "cert-manager, kyverno, tested, webapp") {
 		t.Errorf("missing chart: %v", err)
 	}
 
