@@ -93,3 +93,14 @@ func scopeValuesFrom(field string, vf []ValueFrom, set func(string, *string, boo
 		set(fmt.Sprintf("%s[%d]", field, i), &vf[i].Namespace, true)
 	}
 }
+
+// DeployedSpec is the spec a profile's ClusterSummaries carry: a ClusterProfile's as written, a
+// Profile's with its references scoped to its namespace (ScopeToNamespace), on a copy.
+func DeployedSpec(p ProfileObj) *Spec {
+	if ProfileFamilyOf(p).Namespaced {
+		spec := p.ProfileSpec().DeepCopy()
+		spec.ScopeToNamespace(p.GetNamespace())
+		return spec
+	}
+	return p.ProfileSpec()
+}

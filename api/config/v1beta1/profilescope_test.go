@@ -73,7 +73,6 @@ func TestScopeToNamespaceReachesEveryReference(t *testing.T) {
 	}
 }
 
-
 func TestScopeToNamespaceReportsOtherNamespaces(t *testing.T) {
 	spec := Spec{
 		ClusterRefs: []corev1.ObjectReference{{Namespace: "b", Name: "c1"}, {Name: "c2"}},
