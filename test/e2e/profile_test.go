@@ -281,3 +281,45 @@ func waitProfileReady(t *testing.T, p *configv1beta1.Profile) {
 		return nil
 	})
 }
+
+// TestProfileDependsOnProfilesOfItsNamespace: a Profile waits for the Profile of its namespace it
+// depends on, which is deployed wherever its dependent is without a selector of its own.
+func TestProfileDependsOnProfilesOfItsNamespace(t *testing.T) {
+	t.Parallel()
+	const tenant, deployed = "e2e-tenant-deps", "e2e-tenant-deps"
+	labels := map[string]string{"e2e-tenant-deps": "on"}
+	registerTenantCluster(t, tenant, "deps-qa", "qa", labels)
+	createConfigMapIn(t, tenant, "app", map[string]string{"cm.yaml": configMapManifest(deployed, "app", "app")})
+	createConfigMapIn(t, tenant, "base", map[string]string{"cm.yaml": configMapManifest(deployed, "base", "base")})
+
+	app := &configv1beta1.Profile{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "app"}}
+	app.Spec.ClusterSelector.MatchLabels = labels
+	app.Spec.DependsOn = []string{"base"}
+	app.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "app"}}
+	createNamespacedProfile(t, app)
+
+	c := testenv.Client(t)
+	key := client.ObjectKey{Namespace: tenant, Name: "p--app-sveltos-deps-qa"}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cs := &configv1beta1.ClusterSummary{}
+		if err := c.Get(ctx, key, cs); err != nil {
+			return err
+		}
+		if cs.Status.Dependencies == nil || !strings.Contains(*cs.Status.Dependencies, "Profile base is a dependency") {
+			return fmt.Errorf("summary dependencies %v", cs.Status.Dependencies)
+		}
+		return nil
+	})
+	qa := managed(t, "qa")
+	if _, err := qa.CoreV1().ConfigMaps(deployed).Get(t.Context(), "app", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("app deployed before its dependency (%v)", err)
+	}
+
+	base := &configv1beta1.Profile{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "base"}}
+	base.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "base"}}
+	createNamespacedProfile(t, base)
+	waitConfigMapValue(t, qa, deployed, "base", "base")
+	waitConfigMapValue(t, qa, deployed, "app", "app")
+	waitProfileReady(t, app)
+	waitProfileReady(t, base)
+}
