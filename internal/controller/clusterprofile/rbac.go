@@ -16,8 +16,8 @@ limitations under the License.
 
 package clusterprofile
 
-// What the ClusterProfile and Profile controllers read and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml.
+// What the ClusterProfile and Profile controllers read and write on the management cluster;
+// make generate collects these markers into config/rbac/role.yaml.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
