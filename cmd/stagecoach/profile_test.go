@@ -22,9 +22,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,7 +44,8 @@ import (
 )
 
 // TestProfileCommands: plan previews a Profile over the clusters of its namespace only, with its
-// content read from that namespace, and status shows it once applied.
+// content read from that namespace, and status and the dashboard's cluster page show it once
+// applied.
 func TestProfileCommands(t *testing.T) {
 	c := testenv.Client(t)
 	if err := registration.WaitReady(t.Context(), c, "qa", "qa", timeout); err != nil {
@@ -111,6 +115,21 @@ func TestProfileCommands(t *testing.T) {
 		if r.Kind != "Profile" || r.State != view.Succeeded || len(r.Stages) != 1 || len(r.Stages[0].Clusters) != 1 ||
 			r.Stages[0].Clusters[0].Name != "qa/qa" {
 			return fmt.Errorf("status %s", out)
+		}
+		return nil
+	})
+
+	base := serveDashboard(t, testenv.Fleet.Management.Config, c)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/clusters/qa/qa", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Profile qa/cli") {
+			return fmt.Errorf("cluster page: %s\n%s", resp.Status, body)
 		}
 		return nil
 	})

@@ -108,6 +108,9 @@ func (s *Server) summaryDeployment(ctx context.Context, cs *configv1beta1.Cluste
 	case apierrors.IsNotFound(err):
 		d.State, d.Reason = view.Progressing, "its "+family.Kind()+" is gone: the content is being removed"
 		return d, nil
+	case err != nil && shown(err) == nil: // the viewer may not read Profiles: the rest of the page stands
+		d.State, d.Reason = view.Progressing, err.Error()
+		return d, nil
 	case err != nil:
 		return d, err
 	}
