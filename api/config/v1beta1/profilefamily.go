@@ -155,9 +155,18 @@ func (f ProfileFamily) NewProfileList() ProfileObjList {
 	return pickProfile[ProfileObjList](f, &ClusterProfileList{}, &ProfileList{})
 }
 
-// SummaryProfile says which profile a ClusterSummary belongs to, from the label its controller
-// sets: its family and name, and false for a summary with neither label.
+// SummaryProfile says which profile a ClusterSummary belongs to: its family and name, from its
+// controller owner or else from the label its controller sets, and false for a summary with
+// neither.
 func SummaryProfile(cs *ClusterSummary) (ProfileFamily, string, bool) {
+	if owner := metav1.GetControllerOf(cs); owner != nil && owner.APIVersion == GroupVersion.String() {
+		switch owner.Kind {
+		case ProfileKind:
+			return Profiles, owner.Name, true
+		case ClusterProfileKind:
+			return ClusterProfiles, owner.Name, true
+		}
+	}
 	if name, ok := cs.Labels[ProfileNameLabel]; ok {
 		return Profiles, name, true
 	}

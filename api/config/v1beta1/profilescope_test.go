@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/randfill"
 )
 
@@ -111,5 +112,11 @@ func TestProfileFamilyNames(t *testing.T) {
 	cs.Labels = map[string]string{ProfileNameLabel: "p"}
 	if f, n, ok := SummaryProfile(cs); !ok || f != Profiles || n != "p" {
 		t.Errorf("SummaryProfile = %v %q %v", f, n, ok)
+	}
+	// The controller owner decides over a label the profile's own labels may have brought.
+	yes := true
+	cs.OwnerReferences = []metav1.OwnerReference{{APIVersion: GroupVersion.String(), Kind: ClusterProfileKind, Name: "cp", Controller: &yes}}
+	if f, n, ok := SummaryProfile(cs); !ok || f != ClusterProfiles || n != "cp" {
+		t.Errorf("SummaryProfile of an owned summary = %v %q %v", f, n, ok)
 	}
 }
