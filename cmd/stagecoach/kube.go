@@ -73,7 +73,9 @@ func explain(err error) error {
 
 // Lists of what a NAME argument can name, in a namespace where the kind has one.
 func promotionList(string) client.ObjectList { return &configv1beta1.ClusterPromotionList{} }
-func profileList(string) client.ObjectList   { return &configv1beta1.ClusterProfileList{} }
+func profileList(namespace string) client.ObjectList {
+	return view.ProfileFamily(namespace).NewProfileList()
+}
 func runList(namespace string) client.ObjectList {
 	return view.RunFamily(namespace).NewUpdateRunList()
 }

@@ -44,7 +44,7 @@ func newPlanCommand() *cobra.Command {
 		Use:   "plan -f FILE [-o json|yaml]",
 		Short: "Preview a rollout before applying it: its stages, waves and what each cluster would change",
 		Long: `Preview what applying FILE would roll out, without applying anything: for each
-ClusterPromotion, ClusterProfile, ClusterStagedUpdateRun or StagedUpdateRun in it, the clusters of
+ClusterPromotion, ClusterProfile, Profile, ClusterStagedUpdateRun or StagedUpdateRun in it, the clusters of
 each stage in the waves the rollout would start them in (maxUpdate or maxConcurrency at a time),
 and what each cluster would change, from a dry run against the cluster itself: objects created,
 updated (field by field) or deleted, Helm releases installed or upgraded. Other documents in FILE

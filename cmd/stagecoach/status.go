@@ -48,7 +48,8 @@ func newStatusCommand() *cobra.Command {
 		Use:   "status",
 		Short: "Show a rollout as a tree: stages, their clusters, what each runs and what each stage waits for",
 	}
-	describe := func(use, short, example string, list func(string) client.ObjectList, namespaced bool,
+	// namespaceHelp, when not empty, is the help of the -n flag of a kind with a namespaced twin.
+	describe := func(use, short, example string, list func(string) client.ObjectList, namespaceHelp string,
 		load func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error)) *cobra.Command {
 		var f statusFlags
 		sub := &cobra.Command{
@@ -63,24 +64,25 @@ func newStatusCommand() *cobra.Command {
 		sub.Flags().BoolVarP(&f.watch, "watch", "w", false, "follow the rollout until it succeeds or fails")
 		sub.Flags().DurationVar(&f.interval, "interval", 2*time.Second, "how often --watch looks again")
 		sub.Flags().IntVar(&f.clusters, "clusters", 20, "clusters listed per stage at most, those that need attention first (0: all)")
-		if namespaced {
-			sub.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out")
+		if namespaceHelp != "" {
+			sub.Flags().StringVarP(&f.namespace, "namespace", "n", "", namespaceHelp)
 		}
 		return sub
 	}
 	cmd.AddCommand(
-		describe("promotion NAME", "Show a ClusterPromotion's stages and clusters", "  stagecoach status promotion kyverno --watch", promotionList, false,
+		describe("promotion NAME", "Show a ClusterPromotion's stages and clusters", "  stagecoach status promotion kyverno --watch", promotionList, "",
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
 				return view.Promotion(ctx, c, name, view.Options{MaxClusters: f.clusters})
 			}),
 		describe("run NAME", "Show a ClusterStagedUpdateRun's (or, with -n, a StagedUpdateRun's) stages and clusters",
-			"  stagecoach status run example-run\n  stagecoach status run web-run -n test-namespace -o json", runList, true,
+			"  stagecoach status run example-run\n  stagecoach status run web-run -n test-namespace -o json", runList, "namespace of a StagedUpdateRun; a ClusterStagedUpdateRun when left out",
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
 				return view.Run(ctx, c, f.namespace, name, view.Options{MaxClusters: f.clusters})
 			}),
-		describe("profile NAME", "Show a ClusterProfile's clusters", "  stagecoach status profile kyverno", profileList, false,
+		describe("profile NAME", "Show a ClusterProfile's (or, with -n, a Profile's) clusters",
+			"  stagecoach status profile kyverno\n  stagecoach status profile kyverno -n eng", profileList, "namespace of a Profile; a ClusterProfile when left out",
 			func(ctx context.Context, c client.Reader, name string, f *statusFlags) (*view.Rollout, error) {
-				return view.Profile(ctx, c, name, view.Options{MaxClusters: f.clusters})
+				return view.Profile(ctx, c, f.namespace, name, view.Options{MaxClusters: f.clusters})
 			}),
 	)
 	return cmd

@@ -101,21 +101,24 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 
 // summaryDeployment is what the ClusterSummary's profile deploys to cluster cl.
 func (s *Server) summaryDeployment(ctx context.Context, cs *configv1beta1.ClusterSummary, cl *libv1beta1.SveltosCluster) (deployment, error) {
-	name := cs.Labels[configv1beta1.ClusterProfileNameLabel]
-	d := deployment{Source: "ClusterProfile " + name}
-	profile := &configv1beta1.ClusterProfile{}
-	switch err := s.src.Get(ctx, client.ObjectKey{Name: name}, profile); {
+	family, name, _ := configv1beta1.SummaryProfile(cs)
+	d := deployment{Source: family.Describe(cs.Namespace, name)}
+	profile := family.NewProfile()
+	switch err := s.src.Get(ctx, family.Key(cs.Namespace, name), profile); {
 	case apierrors.IsNotFound(err):
-		d.State, d.Reason = view.Progressing, "its ClusterProfile is gone: the content is being removed"
+		d.State, d.Reason = view.Progressing, "its "+family.Kind()+" is gone: the content is being removed"
+		return d, nil
+	case err != nil && shown(err) == nil: // the viewer may not read Profiles: the rest of the page stands
+		d.State, d.Reason = view.Progressing, err.Error()
 		return d, nil
 	case err != nil:
 		return d, err
 	}
 	c := view.SummaryCluster(cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName, cs, profile, cl)
 	d.Runs, d.State, d.Reason = c.Runs, c.State, c.Reason
-	if promotion := profile.Labels[configv1beta1.PromotionNameLabel]; promotion != "" {
+	if promotion := profile.GetLabels()[configv1beta1.PromotionNameLabel]; promotion != "" {
 		d.Rollout, d.RolloutName = "/promotions/"+promotion, "ClusterPromotion "+promotion
-	} else {
+	} else if !family.Namespaced { // the dashboard has no page of its own for Profiles
 		d.Rollout, d.RolloutName = "/profiles/"+name, "ClusterProfile "+name
 	}
 	healthChecks := map[libv1beta1.FeatureID][]string{}

@@ -127,7 +127,7 @@ func approvable(p *configv1beta1.ClusterPromotion, stage string) bool {
 
 func (s *Server) profile(r *http.Request) (*pageData, error) {
 	ctx, name := r.Context(), r.PathValue("name")
-	ro, err := view.Profile(ctx, s.src, name, view.Options{MaxClusters: s.opts.TileLimit})
+	ro, err := view.Profile(ctx, s.src, "", name, view.Options{MaxClusters: s.opts.TileLimit})
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ import (
 // watched are the kinds the dashboard shows. It never reads Secrets.
 func watched() []client.Object {
 	return []client.Object{
-		&configv1beta1.ClusterPromotion{}, &configv1beta1.ClusterProfile{}, &configv1beta1.ClusterSummary{},
+		&configv1beta1.ClusterPromotion{}, &configv1beta1.ClusterProfile{}, &configv1beta1.Profile{}, &configv1beta1.ClusterSummary{},
 		&libv1beta1.SveltosCluster{}, &clusterv1beta1.MemberCluster{},
 		&placementv1beta1.ClusterStagedUpdateRun{}, &placementv1beta1.StagedUpdateRun{},
 		&placementv1beta1.ClusterResourceBinding{}, &placementv1beta1.ResourceBinding{},

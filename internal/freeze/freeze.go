@@ -42,8 +42,8 @@ import (
 
 // Labels and annotations of a copy.
 const (
-	// OwnerLabel names the rollout a copy was made for: a ClusterPromotion's or a
-	// ClusterProfile's name.
+	// OwnerLabel names the rollout a copy was made for: a ClusterPromotion's, a
+	// ClusterProfile's or a Profile's name.
 	OwnerLabel = "stagecoach.dev/frozen-for"
 	// OwnerKindLabel is the kind of that rollout.
 	OwnerKindLabel = "stagecoach.dev/frozen-for-kind"
@@ -295,14 +295,16 @@ func Release(ctx context.Context, c client.Client, owner Owner) error {
 	return nil
 }
 
-// list returns the copies made for the owner.
+// list returns the copies made for the owner; a namespaced owner (a Profile) has its copies in
+// its own namespace, and Profiles of one name in other namespaces have theirs.
 func list(ctx context.Context, c client.Reader, owner Owner) ([]client.Object, error) {
+	opts := []client.ListOption{client.MatchingLabels(owner.labels()), client.InNamespace(owner.Object.GetNamespace())}
 	var cms corev1.ConfigMapList
-	if err := c.List(ctx, &cms, client.MatchingLabels(owner.labels())); err != nil {
+	if err := c.List(ctx, &cms, opts...); err != nil {
 		return nil, err
 	}
 	var secrets corev1.SecretList
-	if err := c.List(ctx, &secrets, client.MatchingLabels(owner.labels())); err != nil {
+	if err := c.List(ctx, &secrets, opts...); err != nil {
 		return nil, err
 	}
 	var out []client.Object

@@ -36,6 +36,7 @@ import (
 var plannable = map[string]bool{
 	configv1beta1.GroupVersion.String() + "/" + configv1beta1.ClusterPromotionKind:             true,
 	configv1beta1.GroupVersion.String() + "/" + configv1beta1.ClusterProfileKind:               true,
+	configv1beta1.GroupVersion.String() + "/" + configv1beta1.ProfileKind:                      true,
 	placementv1beta1.GroupVersion.String() + "/" + placementv1beta1.ClusterStagedUpdateRunKind: true,
 	placementv1beta1.GroupVersion.String() + "/" + placementv1beta1.StagedUpdateRunKind:        true,
 }
@@ -69,7 +70,7 @@ func Decode(data []byte) ([]client.Object, error) {
 		out = append(out, typed.(client.Object))
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no ClusterPromotion, ClusterProfile, ClusterStagedUpdateRun or StagedUpdateRun to plan")
+		return nil, errors.New("no ClusterPromotion, ClusterProfile, Profile, ClusterStagedUpdateRun or StagedUpdateRun to plan")
 	}
 	return out, nil
 }

@@ -82,8 +82,9 @@ type Planner struct {
 	Timeout time.Duration
 }
 
-// Plan previews obj, a ClusterPromotion, ClusterProfile, ClusterStagedUpdateRun or
-// StagedUpdateRun as it would be applied: its spec is read from obj, everything else (clusters,
+// Plan previews obj, a ClusterPromotion, ClusterProfile, Profile, ClusterStagedUpdateRun or
+// StagedUpdateRun as it would be applied (a Profile without a namespace goes to "default", as
+// kubectl would put it): its spec is read from obj, everything else (clusters,
 // content, placements, strategies) from the management cluster and the managed clusters.
 func (p *Planner) Plan(ctx context.Context, obj client.Object) (*Plan, error) {
 	var (
@@ -95,12 +96,17 @@ func (p *Planner) Plan(ctx context.Context, obj client.Object) (*Plan, error) {
 		out, err = p.promotion(ctx, o)
 	case *configv1beta1.ClusterProfile:
 		out, err = p.profile(ctx, o)
+	case *configv1beta1.Profile:
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		out, err = p.profile(ctx, o)
 	case *placementv1beta1.ClusterStagedUpdateRun:
 		out, err = p.updateRun(ctx, placementv1beta1.ClusterFamily, o)
 	case *placementv1beta1.StagedUpdateRun:
 		out, err = p.updateRun(ctx, placementv1beta1.NamespacedFamily, o)
 	default:
-		return nil, fmt.Errorf("cannot plan a %T: plan a ClusterPromotion, ClusterProfile, ClusterStagedUpdateRun or StagedUpdateRun", obj)
+		return nil, fmt.Errorf("cannot plan a %T: plan a ClusterPromotion, ClusterProfile, Profile, ClusterStagedUpdateRun or StagedUpdateRun", obj)
 	}
 	if err != nil {
 		return nil, err

@@ -117,3 +117,14 @@ spec:
 		t.Error("an unknown field was accepted")
 	}
 }
+
+// TestDecodeProfile: a namespaced Profile is planned like a ClusterProfile.
+func TestDecodeProfile(t *testing.T) {
+	objs, err := Decode([]byte("apiVersion: config.projectsveltos.io/v1beta1\nkind: Profile\nmetadata: {name: web, namespace: eng}\nspec: {maxUpdate: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || fmt.Sprintf("%T %s/%s", objs[0], objs[0].GetNamespace(), objs[0].GetName()) != "*v1beta1.Profile eng/web" {
+		t.Errorf("decoded %v", objs)
+	}
+}

@@ -47,23 +47,25 @@ func (p *Planner) promotion(ctx context.Context, pr *configv1beta1.ClusterPromot
 	return out, nil
 }
 
-func (p *Planner) profile(ctx context.Context, profile *configv1beta1.ClusterProfile) (*Plan, error) {
-	st, err := p.profileStage(ctx, profile.Name, profile)
+func (p *Planner) profile(ctx context.Context, profile configv1beta1.ProfileObj) (*Plan, error) {
+	st, err := p.profileStage(ctx, profile.GetName(), profile)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Kind: configv1beta1.ClusterProfileKind, Stages: []Stage{st}}, nil
+	return &Plan{Kind: configv1beta1.ProfileFamilyOf(profile).Kind(), Stages: []Stage{st}}, nil
 }
 
 // profileStage plans the profile's rollout: its matching clusters in the order its controller
-// visits them, maxUpdate at a time, and each one's dry run of the profile's summary.
-func (p *Planner) profileStage(ctx context.Context, name string, profile *configv1beta1.ClusterProfile) (Stage, error) {
+// visits them, maxUpdate at a time, and each one's dry run of the profile's summary (a
+// Profile's with its references scoped to its namespace, as its controller writes it).
+func (p *Planner) profileStage(ctx context.Context, name string, profile configv1beta1.ProfileObj) (Stage, error) {
 	st := Stage{Name: name}
+	family, spec := configv1beta1.ProfileFamilyOf(profile), configv1beta1.DeployedSpec(profile)
 	refs, fleetUnavailable, err := targets.MatchingClusters(ctx, p.Client, nil, profile)
 	if err != nil {
 		return st, err
 	}
-	limit, err := rollout.MaxUpdate(profile.Spec.MaxUpdate, len(refs))
+	limit, err := rollout.MaxUpdate(spec.MaxUpdate, len(refs))
 	if err != nil {
 		return st, fmt.Errorf("spec.maxUpdate: %w", err)
 	}
@@ -87,9 +89,10 @@ func (p *Planner) profileStage(ctx context.Context, name string, profile *config
 			return Change{}, err
 		}
 		cs := &configv1beta1.ClusterSummary{
-			ObjectMeta: metav1.ObjectMeta{Name: configv1beta1.ClusterSummaryName(profile.Name, n), Namespace: ns},
+			ObjectMeta: metav1.ObjectMeta{Name: family.SummaryName(profile.GetName(), n), Namespace: ns,
+				Labels: map[string]string{family.NameLabel(): profile.GetName()}},
 			Spec: configv1beta1.ClusterSummarySpec{
-				ClusterNamespace: ns, ClusterName: n, ClusterType: libv1beta1.ClusterTypeSveltos, ClusterProfileSpec: profile.Spec,
+				ClusterNamespace: ns, ClusterName: n, ClusterType: libv1beta1.ClusterTypeSveltos, ClusterProfileSpec: *spec,
 			},
 		}
 		pv, err := render.DryRunSummary(ctx, p.Client, p.Helm, remote, cs)

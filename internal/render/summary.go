@@ -222,12 +222,30 @@ func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local
 		ref := spec.PolicyRefs[i]
 		opts := manifests.Options{SkipNamespaceCreation: ref.SkipNamespaceCreation, Force: ref.Force, Tier: ref.Tier}
 		if ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
+			if err := profileNamespaceOnly(cs, objs, src.String()); err != nil {
+				return remote, local, err
+			}
 			local.Objects = append(local.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
 		} else {
 			remote.Objects = append(remote.Objects, manifests.ObjectsOf(objs, src.String(), opts)...)
 		}
 	}
 	return remote, local, nil
+}
+
+// profileNamespaceOnly refuses, as Sveltos does, what a Profile's summary would deploy to the
+// management cluster outside the Profile's namespace (the summary's).
+func profileNamespaceOnly(cs *configv1beta1.ClusterSummary, objs []*unstructured.Unstructured, source string) error {
+	if family, _, _ := configv1beta1.SummaryProfile(cs); !family.Namespaced {
+		return nil
+	}
+	for _, o := range objs {
+		if o.GetNamespace() != cs.Namespace {
+			return permanent(fmt.Errorf("%s: %s %q is outside namespace %q: a Profile deploys to the management cluster (deploymentType Local) "+
+				"only objects of its own namespace, with metadata.namespace set", source, o.GetKind(), o.GetName(), cs.Namespace))
+		}
+	}
+	return nil
 }
 
 // addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.

@@ -17,6 +17,7 @@ limitations under the License.
 package targets
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -53,29 +54,42 @@ func compareKeys(a, b ClusterKey) int {
 }
 
 // ProfileClusters returns the clusters the profile targets, sorted by namespace/name: those its
-// selector and clusterRefs name, plus those of every profile that depends on it (directly or
-// not), because a dependency must be deployed wherever its dependents are. Read in the same pass,
-// the map says why each paused or unreachable cluster of the fleet cannot make progress now.
-// The clusters are read from informers in place when it is not nil, else listed through c.
+// selector and clusterRefs name, plus those of every profile of its kind that depends on it
+// (directly or not), because a dependency must be deployed wherever its dependents are. Read in
+// the same pass, the map says why each paused or unreachable cluster of the fleet cannot make
+// progress now. The clusters are read from informers in place when it is not nil, else listed
+// through c.
+//
+// A Profile sees only its own namespace, as in Sveltos: its selector matches the clusters of
+// its namespace, a clusterRef names a cluster of its namespace whatever namespace it gives, and
+// it depends on, and is depended on by, Profiles of its namespace only.
 //
 // Unlike readiness-filtered matching, a cluster that is unreachable or paused still matches: its
 // ClusterSummary stays and waits, so an outage never withdraws what is deployed there.
-func ProfileClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) (
+func ProfileClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile configv1beta1.ProfileObj) (
 	[]ClusterKey, map[ClusterKey]string, error) {
+	family := configv1beta1.ProfileFamilyOf(profile)
+	scope := family.Namespace(profile.GetNamespace())
 	// Thousands of clusters are read, never changed: no copies.
-	clusters, err := inplace.List[libv1beta1.SveltosCluster](ctx, informers, c, &libv1beta1.SveltosClusterList{}, nil)
+	objs, err := inplace.Objects(ctx, informers, c, &libv1beta1.SveltosCluster{}, &libv1beta1.SveltosClusterList{}, scope, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	var profiles configv1beta1.ClusterProfileList
-	if err := c.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
+	clusters := make([]*libv1beta1.SveltosCluster, 0, len(objs))
+	for _, o := range objs {
+		if cl, ok := o.(*libv1beta1.SveltosCluster); ok {
+			clusters = append(clusters, cl)
+		}
+	}
+	profiles := family.NewProfileList()
+	if err := c.List(ctx, profiles, client.InNamespace(scope), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, nil, err
 	}
 	set := map[ClusterKey]bool{}
-	for _, p := range append(dependents(profile.Name, profiles.Items), *profile) {
-		keys, err := ownMatches(&p.Spec, clusters)
+	for _, p := range append(dependents(profile.GetName(), profiles.ProfileObjs()), profile) {
+		keys, err := ownMatches(p.ProfileSpec(), clusters, scope)
 		if err != nil {
-			return nil, nil, fmt.Errorf("ClusterProfile %s: %w", p.Name, err)
+			return nil, nil, fmt.Errorf("%s: %w", family.Describe(p.GetNamespace(), p.GetName()), err)
 		}
 		for _, k := range keys {
 			set[k] = true
@@ -92,7 +106,7 @@ func ProfileClusters(ctx context.Context, c client.Reader, informers cache.Infor
 // MatchingClusters returns every cluster the profile targets, sorted by namespace and name, as
 // the profile's controller finds them (ProfileClusters): what status.matchingClusters lists,
 // however many there are. unavailable is keyed by "namespace/name".
-func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile *configv1beta1.ClusterProfile) (
+func MatchingClusters(ctx context.Context, c client.Reader, informers cache.Informers, profile configv1beta1.ProfileObj) (
 	refs []corev1.ObjectReference, unavailable map[string]string, _ error) {
 	keys, why, err := ProfileClusters(ctx, c, informers, profile)
 	if err != nil {
@@ -120,8 +134,9 @@ func unavailability(clusters []*libv1beta1.SveltosCluster) map[ClusterKey]string
 	return out
 }
 
-// ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters.
-func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster) ([]ClusterKey, error) {
+// ownMatches applies one profile's clusterSelector and clusterRefs to the registered clusters;
+// scope, when not empty, is the namespace of a Profile, which every clusterRef then names.
+func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster, scope string) ([]ClusterKey, error) {
 	var keys []ClusterKey
 	if !spec.ClusterSelector.IsEmpty() {
 		sel, err := spec.ClusterSelector.ToSelector()
@@ -141,7 +156,7 @@ func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster)
 	named := map[ClusterKey]bool{}
 	for _, ref := range spec.ClusterRefs {
 		if ref.Kind == "" || ref.Kind == libv1beta1.SveltosClusterKind { // Cluster API clusters are not served
-			named[ClusterKey{ref.Namespace, ref.Name}] = true
+			named[ClusterKey{cmp.Or(scope, ref.Namespace), ref.Name}] = true
 		}
 	}
 	for _, cl := range clusters {
@@ -153,26 +168,26 @@ func ownMatches(spec *configv1beta1.Spec, clusters []*libv1beta1.SveltosCluster)
 }
 
 // dependents returns the profiles that depend on name, directly or through other profiles.
-func dependents(name string, profiles []configv1beta1.ClusterProfile) []configv1beta1.ClusterProfile {
+func dependents(name string, profiles []configv1beta1.ProfileObj) []configv1beta1.ProfileObj {
 	seen := map[string]bool{name: true}
-	var out []configv1beta1.ClusterProfile
+	var out []configv1beta1.ProfileObj
 	for frontier := []string{name}; len(frontier) > 0; {
 		var next []string
 		for _, p := range profiles {
-			if seen[p.Name] || !dependsOnAny(&p, frontier) {
+			if seen[p.GetName()] || !dependsOnAny(p.ProfileSpec(), frontier) {
 				continue
 			}
-			seen[p.Name] = true
+			seen[p.GetName()] = true
 			out = append(out, p)
-			next = append(next, p.Name)
+			next = append(next, p.GetName())
 		}
 		frontier = next
 	}
 	return out
 }
 
-func dependsOnAny(p *configv1beta1.ClusterProfile, names []string) bool {
-	for _, d := range p.Spec.DependsOn {
+func dependsOnAny(spec *configv1beta1.Spec, names []string) bool {
+	for _, d := range spec.DependsOn {
 		if slices.Contains(names, d) {
 			return true
 		}

@@ -207,12 +207,14 @@ func stageStatus(p *configv1beta1.ClusterPromotion, name string) *configv1beta1.
 }
 
 // Profile describes a ClusterProfile on its own: one stage, named after it, with its clusters.
-func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
-	profile := &configv1beta1.ClusterProfile{}
-	if err := c.Get(ctx, client.ObjectKey{Name: name}, profile); err != nil {
-		return nil, NotFound(err, "ClusterProfile", "", name)
+// With a namespace, it is the Profile of that namespace.
+func Profile(ctx context.Context, c client.Reader, namespace, name string, opts Options) (*Rollout, error) {
+	family := ProfileFamily(namespace)
+	profile := family.NewProfile()
+	if err := c.Get(ctx, family.Key(namespace, name), profile); err != nil {
+		return nil, NotFound(err, family.Kind(), namespace, name)
 	}
-	r := &Rollout{Kind: "ClusterProfile", Name: name}
+	r := &Rollout{Kind: family.Kind(), Namespace: family.Namespace(namespace), Name: name}
 	r.State, r.Message = ProfileState(profile)
 	fleet, err := sveltosClusters(ctx, c)
 	if err != nil {
@@ -223,18 +225,28 @@ func Profile(ctx context.Context, c client.Reader, name string, opts Options) (*
 		return nil, err
 	}
 	st := Stage{Name: name, State: r.State, Clusters: clusters}
-	st.Wave, _ = rollout.MaxUpdate(profile.Spec.MaxUpdate, len(clusters))
+	st.Wave, _ = rollout.MaxUpdate(profile.ProfileSpec().MaxUpdate, len(clusters))
 	st.finish(opts.MaxClusters)
 	r.Stages = []Stage{st}
 	return r, nil
 }
 
-// ProfileState is where a ClusterProfile stands, and why, from its status alone.
-func ProfileState(profile *configv1beta1.ClusterProfile) (State, string) {
-	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
+// ProfileFamily is the family of a profile named in namespace: a Profile there, or a
+// ClusterProfile when namespace is empty.
+func ProfileFamily(namespace string) configv1beta1.ProfileFamily {
+	if namespace != "" {
+		return configv1beta1.Profiles
+	}
+	return configv1beta1.ClusterProfiles
+}
+
+// ProfileState is where a ClusterProfile or Profile stands, and why, from its status alone.
+func ProfileState(profile configv1beta1.ProfileObj) (State, string) {
+	st := profile.ProfileStatus()
+	if c := meta.FindStatusCondition(st.Conditions, configv1beta1.ProfileStalledCondition); c != nil && c.Status == metav1.ConditionTrue {
 		return Failed, c.Message
 	}
-	if c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
+	if c := meta.FindStatusCondition(st.Conditions, configv1beta1.ProfileReadyCondition); c != nil {
 		if c.Status == metav1.ConditionTrue {
 			return Succeeded, c.Message
 		}
@@ -258,10 +270,12 @@ func sveltosClusters(ctx context.Context, c client.Reader) (map[string]*libv1bet
 
 // profileClusters is each cluster the profile deploys to, from its ClusterSummary; byName holds
 // the SveltosClusters, which say whether a cluster can be reached.
-func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta1.ClusterProfile,
+func profileClusters(ctx context.Context, c client.Reader, profile configv1beta1.ProfileObj,
 	byName map[string]*libv1beta1.SveltosCluster) ([]Cluster, error) {
+	family := configv1beta1.ProfileFamilyOf(profile)
 	var summaries configv1beta1.ClusterSummaryList
-	if err := c.List(ctx, &summaries, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: profile.Name}); err != nil {
+	if err := c.List(ctx, &summaries, client.InNamespace(profile.GetNamespace()),
+		client.MatchingLabels{family.NameLabel(): profile.GetName()}); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -272,7 +286,7 @@ func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta
 		seen[name] = true
 		out = append(out, SummaryCluster(name, cs, profile, byName[name]))
 	}
-	for _, ref := range profile.Status.MatchingClusterRefs {
+	for _, ref := range profile.ProfileStatus().MatchingClusterRefs {
 		if name := ref.Namespace + "/" + ref.Name; !seen[name] {
 			out = append(out, Cluster{Name: name, State: Progressing, Reason: "no ClusterSummary yet"})
 		}
@@ -282,13 +296,13 @@ func profileClusters(ctx context.Context, c client.Reader, profile *configv1beta
 
 // SummaryCluster is where the cluster name stands with the profile, from its ClusterSummary;
 // cl, the cluster when it is a SveltosCluster, says whether it can be reached.
-func SummaryCluster(name string, cs *configv1beta1.ClusterSummary, profile *configv1beta1.ClusterProfile, cl *libv1beta1.SveltosCluster) Cluster {
+func SummaryCluster(name string, cs *configv1beta1.ClusterSummary, profile configv1beta1.ProfileObj, cl *libv1beta1.SveltosCluster) Cluster {
 	out := Cluster{Name: name, Runs: runs(&cs.Spec.ClusterProfileSpec)}
 	if why := WhyUnreachable(cl); why != "" {
 		out.State, out.Reason = Unreachable, why
 		return out
 	}
-	current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+	current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, *configv1beta1.DeployedSpec(profile))
 	switch msg := cs.Failure(); {
 	case current && cs.Provisioned():
 		out.State = Succeeded

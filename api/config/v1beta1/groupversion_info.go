@@ -39,6 +39,7 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(GroupVersion,
 		&ClusterProfile{}, &ClusterProfileList{},
+		&Profile{}, &ProfileList{},
 		&ClusterSummary{}, &ClusterSummaryList{},
 		&ClusterPromotion{}, &ClusterPromotionList{},
 	)

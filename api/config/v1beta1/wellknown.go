@@ -22,6 +22,10 @@ const (
 	// ClusterProfileNameLabel, on a ClusterSummary, names the ClusterProfile it belongs to.
 	ClusterProfileNameLabel = "projectsveltos.io/cluster-profile-name"
 
+	// ProfileNameLabel, on a ClusterSummary, names the Profile (of the summary's namespace) it
+	// belongs to.
+	ProfileNameLabel = "projectsveltos.io/profile-name"
+
 	// ClusterNameLabel, on a ClusterSummary, names the cluster it is for.
 	ClusterNameLabel = "projectsveltos.io/cluster-name"
 
@@ -69,6 +73,9 @@ const (
 	// ClusterProfileFinalizer lets the controller withdraw a ClusterProfile's content from its
 	// clusters before the ClusterProfile goes away.
 	ClusterProfileFinalizer = "clusterprofilefinalizer.projectsveltos.io"
+
+	// ProfileFinalizer does the same for a Profile.
+	ProfileFinalizer = "profilefinalizer.projectsveltos.io"
 
 	// ClusterSummaryFinalizer lets the controller withdraw a ClusterSummary's content from its
 	// cluster before the ClusterSummary goes away.

@@ -29,6 +29,14 @@ import (
 // (docs/performance.md); every cluster has its ClusterSummary.
 const DefaultMaxListedClusters = 500
 
+// pickNamespaceFlag is where a profile's summaries are: a Profile's in its namespace.
+func pickNamespaceFlag(ps *pass) string {
+	if ps.family.Namespaced {
+		return "-n " + ps.profile.GetNamespace()
+	}
+	return "-A"
+}
+
 func (r *Reconciler) maxListedClusters() int { return cmp.Or(r.maxListed, DefaultMaxListedClusters) }
 
 // listedCounts are the lengths of the status lists as the previous pass computed them, before
@@ -68,10 +76,10 @@ func boundLists(st *configv1beta1.Status, counts configv1beta1.ProfileClusterCou
 
 // listingNote says, in the Ready condition, that the status lists are cut and where every
 // cluster is to be found; empty when they are not.
-func listingNote(profile *configv1beta1.ClusterProfile, counts configv1beta1.ProfileClusterCounts, max int) string {
+func listingNote(ps *pass, counts configv1beta1.ProfileClusterCounts, max int) string {
 	if !overflows(counts, max) {
 		return ""
 	}
 	return fmt.Sprintf("; the status lists at most %d clusters in each list (clusterCounts counts them all); every cluster's ClusterSummary: "+
-		"kubectl get clustersummaries -A -l %s=%s", max, configv1beta1.ClusterProfileNameLabel, profile.Name)
+		"kubectl get clustersummaries %s -l %s=%s", max, pickNamespaceFlag(ps), ps.family.NameLabel(), ps.profile.GetName())
 }

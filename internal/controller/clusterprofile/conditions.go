@@ -25,7 +25,6 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
-	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // Condition reasons of a ClusterProfile.
@@ -34,6 +33,8 @@ const (
 	reasonProvisioned = "Provisioned"
 	reasonRollingOut  = "RollingOut"
 	reasonValid       = "SpecValid"
+	// reasonNamespaceIgnored: a Profile's reference named another namespace (an Event only).
+	reasonNamespaceIgnored = "NamespaceIgnored"
 )
 
 // summarise derives the conditions from what the pass learnt, and cuts the status lists to
@@ -43,37 +44,43 @@ func (r *Reconciler) summarise(ps *pass) {
 	if ps.counts == nil {
 		return // the matching clusters are not known: the status is as it was read
 	}
-	profile, bound := ps.profile, r.maxListedClusters()
+	bound := r.maxListedClusters()
 	switch {
 	case ps.invalid != "":
-		setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, reasonInvalidSpec, ps.invalid)
-		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonInvalidSpec, ps.invalid)
+		setCondition(ps, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, reasonInvalidSpec, ps.invalid)
+		setCondition(ps, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonInvalidSpec, ps.invalid)
 	case ps.rolledOut:
-		note := listingNote(profile, *ps.counts, bound)
+		note := listingNote(ps, *ps.counts, bound)
 		if ps.held && !ps.wave.Done() {
 			note += "; the rollout is held (" + configv1beta1.HoldRolloutAnnotation + "): no other cluster starts"
 		}
-		setReady(profile, ps.wave, ps.failed, len(ps.matching), note)
-		r.warned.Clear(profile.UID, reasonInvalidSpec)
+		setReady(ps, note)
+		r.warned.Clear(ps.profile.GetUID(), reasonInvalidSpec)
 	}
-	boundLists(&profile.Status, *ps.counts, bound)
+	boundLists(ps.status, *ps.counts, bound)
 }
 
 // warnInvalid emits a Warning Event about a spec that cannot be rolled out, each time the
 // message is new.
-func (r *Reconciler) warnInvalid(profile *configv1beta1.ClusterProfile, msg string) {
-	c := meta.FindStatusCondition(profile.Status.Conditions, configv1beta1.ProfileStalledCondition)
-	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(profile.UID, reasonInvalidSpec, msg) {
-		r.recorder.Eventf(profile, nil, corev1.EventTypeWarning, reasonInvalidSpec, "Validate", "%s", msg)
+func (r *Reconciler) warnInvalid(ps *pass, msg string) {
+	c := meta.FindStatusCondition(ps.status.Conditions, configv1beta1.ProfileStalledCondition)
+	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(ps.profile.GetUID(), reasonInvalidSpec, msg) {
+		r.recorder.Eventf(ps.profile, nil, corev1.EventTypeWarning, reasonInvalidSpec, "Validate", "%s", msg)
 	}
 }
 
-// setReady says how far the rollout of the current spec has got over the total matching
-// clusters; note, when the status lists are cut, says so.
-func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed []configv1beta1.FailedCluster, total int, note string) {
-	setCondition(profile, configv1beta1.ProfileStalledCondition, metav1.ConditionFalse, reasonValid, "the spec can be rolled out")
+// setReady says how far the rollout of the current spec has got over the matching clusters;
+// note, when the status lists are cut, says so. Stalled says too which references of a Profile
+// were read from its own namespace instead of the one they name.
+func setReady(ps *pass, note string) {
+	wave, failed, total := ps.wave, ps.failed, len(ps.matching)
+	valid := "the spec can be rolled out"
+	if n := namespaceNote(ps); n != "" {
+		valid += "; " + n
+	}
+	setCondition(ps, configv1beta1.ProfileStalledCondition, metav1.ConditionFalse, reasonValid, valid)
 	if wave.Done() && len(failed) == 0 {
-		setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, reasonProvisioned,
+		setCondition(ps, configv1beta1.ProfileReadyCondition, metav1.ConditionTrue, reasonProvisioned,
 			fmt.Sprintf("every matching cluster (%d) runs the current spec", total)+note)
 		return
 	}
@@ -83,9 +90,9 @@ func setReady(profile *configv1beta1.ClusterProfile, wave rollout.Wave, failed [
 		f := failed[0]
 		msg += fmt.Sprintf("; cluster %s/%s: %s", f.ClusterRef.Namespace, f.ClusterRef.Name, f.FailureMessage)
 	}
-	setCondition(profile, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonRollingOut, msg)
+	setCondition(ps, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonRollingOut, msg)
 }
 
-func setCondition(profile *configv1beta1.ClusterProfile, t string, s metav1.ConditionStatus, reason, msg string) {
-	patch.SetCondition(&profile.Status.Conditions, profile.Generation, t, s, reason, msg)
+func setCondition(ps *pass, t string, s metav1.ConditionStatus, reason, msg string) {
+	patch.SetCondition(&ps.status.Conditions, ps.profile.GetGeneration(), t, s, reason, msg)
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
-func owner(profile *configv1beta1.ClusterProfile) freeze.Owner {
-	return freeze.Owner{Object: profile, Kind: "ClusterProfile"}
+func owner(profile configv1beta1.ProfileObj) freeze.Owner {
+	return freeze.Owner{Object: profile, Kind: configv1beta1.ProfileFamilyOf(profile).Kind()}
 }
 
 // freezePhase freezes the content the profile reads. Summaries deploy frozen copies of it, so
@@ -51,8 +51,8 @@ func (r *Reconciler) collectPhase(ctx context.Context, ps *pass) error {
 // them. A content edit is then a change of the summaries' spec, rolled out as maxUpdate allows.
 // References to copies made already (a promotion's stage profile refers to those) stay as
 // they are.
-func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.ClusterProfile) (map[freeze.Ref]string, error) {
-	contents, err := freeze.ReadSpec(ctx, r.client, &profile.Spec)
+func (r *Reconciler) freezeContent(ctx context.Context, profile configv1beta1.ProfileObj) (map[freeze.Ref]string, error) {
+	contents, err := freeze.ReadSpec(ctx, r.client, profile.ProfileSpec())
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (r *Reconciler) freezeContent(ctx context.Context, profile *configv1beta1.C
 }
 
 // collectCopies deletes the copies that neither the current content nor any summary uses.
-func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.ClusterProfile, names map[freeze.Ref]string, summaries []*configv1beta1.ClusterSummary) error {
+func (r *Reconciler) collectCopies(ctx context.Context, profile configv1beta1.ProfileObj, names map[freeze.Ref]string, summaries []*configv1beta1.ClusterSummary) error {
 	keep := freeze.Keep(names)
 	for i := range summaries {
 		for ref, name := range freeze.Decode(summaries[i].Spec.FrozenContent) {
@@ -71,20 +71,27 @@ func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.C
 }
 
 // profilesReading finds the profiles that read a ConfigMap or Secret (as content or through
-// templateResourceRefs), so that an edit to it is rolled out at once.
-func (r *Reconciler) profilesReading(kind string) func(context.Context, client.Object) []reconcile.Request {
+// templateResourceRefs), so that an edit to it is rolled out at once. A Profile reads its own
+// namespace only, whatever namespace its references name, and a reference without one means
+// its namespace.
+func (r *kindReconciler) profilesReading(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		if !freeze.IsOriginal(obj) {
 			return nil
 		}
-		var list configv1beta1.ClusterProfileList
-		if err := r.client.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		list := r.family.NewProfileList()
+		if err := r.client.List(ctx, list, client.InNamespace(r.family.Namespace(obj.GetNamespace())), client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request
-		for i := range list.Items {
-			if freeze.Reads(freeze.SpecRefs(&list.Items[i].Spec), kind, obj) {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Name: list.Items[i].Name}})
+		for _, p := range list.ProfileObjs() {
+			spec := p.ProfileSpec()
+			if r.family.Namespaced {
+				spec = spec.DeepCopy() // the cache's: scoped on a copy
+				spec.ScopeToNamespace(p.GetNamespace())
+			}
+			if freeze.Reads(freeze.SpecRefs(spec), kind, obj) {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)})
 			}
 		}
 		return out

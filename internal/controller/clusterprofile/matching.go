@@ -34,12 +34,12 @@ func (r *Reconciler) matchPhase(ctx context.Context, ps *pass) error {
 		return err
 	}
 	ps.matching, ps.unavailable = matching, unavailable
-	counts := listedCounts(&ps.profile.Status)
+	counts := listedCounts(ps.status)
 	counts.Matching = int32(len(matching))
 	ps.counts = &counts
-	ps.profile.Status.MatchingClusterRefs = nil
+	ps.status.MatchingClusterRefs = nil
 	for _, k := range matching {
-		ps.profile.Status.MatchingClusterRefs = append(ps.profile.Status.MatchingClusterRefs, k.Ref())
+		ps.status.MatchingClusterRefs = append(ps.status.MatchingClusterRefs, k.Ref())
 	}
 	return nil
 }

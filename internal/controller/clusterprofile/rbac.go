@@ -16,14 +16,17 @@ limitations under the License.
 
 package clusterprofile
 
-// What the ClusterProfile controller reads and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml.
+// What the ClusterProfile and Profile controllers read and write on the management cluster;
+// make generate collects these markers into config/rbac/role.yaml.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterprofiles,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterprofiles/status,verbs=patch
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clusterprofiles/finalizers,verbs=update
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=profiles,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=profiles/status,verbs=patch
+// +kubebuilder:rbac:groups=config.projectsveltos.io,resources=profiles/finalizers,verbs=update
 // +kubebuilder:rbac:groups=config.projectsveltos.io,resources=clustersummaries,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch;create;patch;delete

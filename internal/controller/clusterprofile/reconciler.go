@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package clusterprofile reconciles ClusterProfiles: it finds the clusters a profile targets and
-// keeps one ClusterSummary per cluster, which the clustersummary controller deploys.
+// Package clusterprofile reconciles ClusterProfiles and their namespaced twins, Profiles: it finds
+// the clusters a profile targets and keeps one ClusterSummary per cluster, which the
+// clustersummary controller deploys. One Reconciler registers a controller per
+// configv1beta1.ProfileFamily; a Profile differs only in what it can see (its own namespace).
 //
 // A pass finds the matching clusters and their summaries, checks that the spec can be rolled
 // out, freezes the content the profile reads, plans the wave maxUpdate allows, writes the
@@ -26,8 +28,11 @@ package clusterprofile
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,7 +54,8 @@ type Options struct {
 	MaxListedClusters int
 }
 
-// Reconciler reconciles ClusterProfiles.
+// Reconciler holds what the ClusterProfile and Profile controllers share. SetupWithManager
+// registers both.
 type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
@@ -57,6 +63,12 @@ type Reconciler struct {
 	informers cache.Informers
 	maxListed int
 	warned    patch.Warnings
+}
+
+// kindReconciler reconciles the profiles of one family.
+type kindReconciler struct {
+	*Reconciler
+	family configv1beta1.ProfileFamily
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
@@ -73,7 +85,13 @@ var errHalt = errors.New("halted")
 
 // pass is what one reconcile of one profile learns, phase by phase.
 type pass struct {
-	profile *configv1beta1.ClusterProfile
+	profile configv1beta1.ProfileObj
+	family  configv1beta1.ProfileFamily
+	// spec and status are the profile's; a Profile's spec has every reference scoped to its
+	// namespace, and ignored names the references that named another one.
+	spec    *configv1beta1.Spec
+	status  *configv1beta1.Status
+	ignored []string
 	// paused: the profile carries the paused annotation, and nothing is done.
 	paused bool
 
@@ -110,8 +128,8 @@ type pass struct {
 
 // Reconcile keeps one ClusterSummary per matching cluster for a profile, rolling a change out to
 // them as the profile's strategy allows, and writes the profile's status.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
-	profile := &configv1beta1.ClusterProfile{}
+func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
+	profile := r.family.NewProfile()
 	if err := r.client.Get(ctx, req.NamespacedName, profile); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -121,14 +139,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	defer sw.Write(ctx, &result, &retErr)
 
-	if !profile.DeletionTimestamp.IsZero() {
+	if !profile.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, profile)
 	}
-	if err := patch.AddFinalizer(ctx, r.client, profile, configv1beta1.ClusterProfileFinalizer); err != nil {
+	if err := patch.AddFinalizer(ctx, r.client, profile, r.family.Finalizer()); err != nil {
 		return ctrl.Result{}, err
 	}
 
-	ps := &pass{profile: profile}
+	ps := &pass{profile: profile, family: r.family, spec: profile.ProfileSpec(), status: profile.ProfileStatus()}
+	if r.family.Namespaced {
+		// Scoped in memory only, after the last write of the object itself (the finalizer), whose
+		// answer would bring the spec back as stored.
+		ps.ignored = ps.spec.ScopeToNamespace(profile.GetNamespace())
+	}
 	err = r.runPhases(ctx, ps)
 	// The conditions say what the pass learnt, however far it got.
 	r.summarise(ps)
@@ -144,7 +167,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		// Summaries being deleted and failed writes are retried on a timer; a summary's own
 		// progress wakes the profile through the watch on summaries.
 		return ctrl.Result{RequeueAfter: retryAfter}, nil
-	case freeze.Polled(freeze.SpecRefs(&profile.Spec)):
+	case freeze.Polled(freeze.SpecRefs(profile.ProfileSpec())):
 		// Objects of kinds no watch covers are read again on a timer.
 		return ctrl.Result{RequeueAfter: freeze.PollInterval}, nil
 	}
@@ -154,7 +177,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 // runPhases runs the phases of a pass in order, until one fails or halts.
 func (r *Reconciler) runPhases(ctx context.Context, ps *pass) error {
 	for _, phase := range []func(context.Context, *pass) error{
-		r.pausePhase, r.matchPhase, r.summariesPhase, r.validatePhase, r.freezePhase,
+		r.pausePhase, r.scopePhase, r.matchPhase, r.summariesPhase, r.validatePhase, r.freezePhase,
 		r.planPhase, r.writePhase, r.waitingPhase, r.stalePhase, r.collectPhase,
 	} {
 		if err := phase(ctx, ps); err != nil {
@@ -166,8 +189,8 @@ func (r *Reconciler) runPhases(ctx context.Context, ps *pass) error {
 
 // pausePhase halts the pass of a paused profile: it is suspended, and nothing moves.
 func (r *Reconciler) pausePhase(_ context.Context, ps *pass) error {
-	st := &ps.profile.Status
-	if _, paused := ps.profile.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
+	st := ps.status
+	if _, paused := ps.profile.GetAnnotations()[configv1beta1.ProfilePausedAnnotation]; paused {
 		st.ReconciliationSuspended = true
 		st.SuspensionReason = ptrTo("the profile carries the " + configv1beta1.ProfilePausedAnnotation + " annotation")
 		ps.paused = true
@@ -177,14 +200,36 @@ func (r *Reconciler) pausePhase(_ context.Context, ps *pass) error {
 	return nil
 }
 
+// scopePhase says, once per message, that a Profile's references to other namespaces are read
+// from its own namespace instead, as Sveltos reads them.
+func (r *Reconciler) scopePhase(_ context.Context, ps *pass) error {
+	if len(ps.ignored) == 0 {
+		r.warned.Clear(ps.profile.GetUID(), reasonNamespaceIgnored)
+		return nil
+	}
+	if msg := namespaceNote(ps); r.warned.New(ps.profile.GetUID(), reasonNamespaceIgnored, msg) {
+		r.recorder.Eventf(ps.profile, nil, corev1.EventTypeWarning, reasonNamespaceIgnored, "Validate", "%s", msg)
+	}
+	return nil
+}
+
+// namespaceNote says which references of a Profile named another namespace, and what was read.
+func namespaceNote(ps *pass) string {
+	if len(ps.ignored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("a Profile sees only its own namespace %q: %s refer to namespace %q instead",
+		ps.profile.GetNamespace(), strings.Join(ps.ignored, ", "), ps.profile.GetNamespace())
+}
+
 // reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
-func (r *Reconciler) reconcileDelete(ctx context.Context, profile *configv1beta1.ClusterProfile) (ctrl.Result, error) {
-	r.warned.Forget(profile.UID)
-	remaining, err := r.deleteStaleSummaries(ctx, profile, nil)
+func (r *kindReconciler) reconcileDelete(ctx context.Context, profile configv1beta1.ProfileObj) (ctrl.Result, error) {
+	r.warned.Forget(profile.GetUID())
+	remaining, err := r.deleteStaleSummaries(ctx, r.family, profile, nil)
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err
 	}
-	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, profile, configv1beta1.ClusterProfileFinalizer)
+	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, profile, r.family.Finalizer())
 }
 
 // failedCluster records a failure, keeping the time of an identical earlier one so that a

@@ -35,23 +35,22 @@ import (
 // planPhase plans the wave, the clusters the rollout of the current spec updates now as
 // maxUpdate allows, and records it in the status.
 func (r *Reconciler) planPhase(_ context.Context, ps *pass) error {
-	profile := ps.profile
-	ps.wave = rollout.PlanWave(rolloutTargets(profile, ps.content, ps.matching, ps.unavailable, ps.byCluster), ps.limit)
-	_, ps.held = profile.Annotations[configv1beta1.HoldRolloutAnnotation]
+	ps.wave = rollout.PlanWave(rolloutTargets(ps.spec, ps.content, ps.matching, ps.unavailable, ps.byCluster), ps.limit)
+	_, ps.held = ps.profile.GetAnnotations()[configv1beta1.HoldRolloutAnnotation]
 	if ps.held {
 		// Clusters that have the current spec finish with it; no other cluster starts.
 		ps.wave.Waiting, ps.wave.Start = append(ps.wave.Start, ps.wave.Waiting...), nil
 	}
-	recordWave(&profile.Status, versionHash(profile, ps.content), ps.wave)
-	ps.counts.Updating = int32(len(profile.Status.UpdatingClusters.Clusters))
-	ps.counts.Updated = int32(len(profile.Status.UpdatedClusters.Clusters))
+	recordWave(ps.status, versionHash(ps.spec, ps.content), ps.wave)
+	ps.counts.Updating = int32(len(ps.status.UpdatingClusters.Clusters))
+	ps.counts.Updated = int32(len(ps.status.UpdatedClusters.Clusters))
 	return nil
 }
 
 // waitingPhase adds the clusters that wait for being paused or unreachable to the failed
 // clusters, and lists those in the status. They take no update slot, but keep the one they hold.
 func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
-	previous := ps.profile.Status.FailedClusters
+	previous := ps.status.FailedClusters
 	for _, skipped := range ps.wave.Skipped {
 		name, reason, _ := strings.Cut(skipped, ": ")
 		ns, cl, _ := strings.Cut(name, "/")
@@ -68,7 +67,7 @@ func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
 				errors.New("the cluster became "+reason+" while updating: it keeps its update slot until it is updated")))
 		}
 	}
-	ps.profile.Status.FailedClusters = ps.failed
+	ps.status.FailedClusters = ps.failed
 	ps.counts.Failed = int32(len(ps.failed))
 	ps.rolledOut = true
 	return nil
@@ -76,11 +75,11 @@ func (r *Reconciler) waitingPhase(_ context.Context, ps *pass) error {
 
 // versionHash identifies what a profile rolls out, its spec and the content it reads;
 // updatingClusters and updatedClusters refer to it.
-func versionHash(profile *configv1beta1.ClusterProfile, content map[string]string) []byte {
+func versionHash(spec *configv1beta1.Spec, content map[string]string) []byte {
 	data, _ := json.Marshal(struct {
 		Spec    *configv1beta1.Spec `json:"spec"`
 		Content map[string]string   `json:"content,omitempty"`
-	}{&profile.Spec, content}) // plain API structs: cannot fail
+	}{spec, content}) // plain API structs: cannot fail
 	sum := sha256.Sum256(data)
 	return sum[:]
 }
@@ -88,12 +87,12 @@ func versionHash(profile *configv1beta1.ClusterProfile, content map[string]strin
 // rolloutTargets says where each matching cluster stands in the rollout of the profile's
 // current spec: pending (no summary, or one with an older spec), updating (the current spec,
 // not yet provisioned and healthy) or updated.
-func rolloutTargets(profile *configv1beta1.ClusterProfile, content map[string]string, matching []clusterKey, unavailable map[clusterKey]string,
+func rolloutTargets(spec *configv1beta1.Spec, content map[string]string, matching []clusterKey, unavailable map[clusterKey]string,
 	summaries map[clusterKey]*configv1beta1.ClusterSummary) []rollout.Target {
 	targets := make([]rollout.Target, 0, len(matching))
 	for _, k := range matching {
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k]}
-		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(profile, content, cs) {
+		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(spec, content, cs) {
 			t.State = rollout.Updating
 			if cs.Provisioned() {
 				t.State = rollout.Updated
@@ -105,9 +104,9 @@ func rolloutTargets(profile *configv1beta1.ClusterProfile, content map[string]st
 }
 
 // runsCurrentSpec: the summary has the profile's spec and its current content.
-func runsCurrentSpec(profile *configv1beta1.ClusterProfile, content map[string]string, cs *configv1beta1.ClusterSummary) bool {
-	return profile.Spec.SyncMode == configv1beta1.SyncModeOneTime ||
-		(equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec) && maps.Equal(cs.Spec.FrozenContent, content))
+func runsCurrentSpec(spec *configv1beta1.Spec, content map[string]string, cs *configv1beta1.ClusterSummary) bool {
+	return spec.SyncMode == configv1beta1.SyncModeOneTime ||
+		(equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, *spec) && maps.Equal(cs.Spec.FrozenContent, content))
 }
 
 // recordWave writes the rollout's progress to the profile status, as Sveltos does: the lists

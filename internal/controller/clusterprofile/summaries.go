@@ -34,21 +34,21 @@ import (
 )
 
 // desiredSummary is the ClusterSummary the profile wants for one cluster.
-func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey) *configv1beta1.ClusterSummary {
+func desiredSummary(ps *pass, cluster clusterKey) *configv1beta1.ClusterSummary {
 	cs := &configv1beta1.ClusterSummary{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      configv1beta1.ClusterSummaryName(profile.Name, cluster.Name),
+			Name:      ps.family.SummaryName(ps.profile.GetName(), cluster.Name),
 			Namespace: cluster.Namespace,
-			Labels:    summaryLabels(profile, cluster),
+			Labels:    summaryLabels(ps, cluster),
 			// Annotations travel with the summary so that pausing the profile pauses it too.
-			Annotations: summaryAnnotations(profile),
+			Annotations: summaryAnnotations(ps.profile),
 		},
 		Spec: configv1beta1.ClusterSummarySpec{
 			ClusterNamespace:   cluster.Namespace,
 			ClusterName:        cluster.Name,
 			ClusterType:        libv1beta1.ClusterTypeSveltos,
-			ClusterProfileSpec: *profile.Spec.DeepCopy(),
-			FrozenContent:      content,
+			ClusterProfileSpec: *ps.spec.DeepCopy(),
+			FrozenContent:      ps.content,
 		},
 	}
 	return cs
@@ -56,17 +56,17 @@ func desiredSummary(profile *configv1beta1.ClusterProfile, content map[string]st
 
 // summaryAnnotations are the profile's, but for the hold on its rollout: that one is the profile's
 // business, and holding a rollout must not rewrite every summary.
-func summaryAnnotations(profile *configv1beta1.ClusterProfile) map[string]string {
-	out := maps.Clone(profile.Annotations)
+func summaryAnnotations(profile configv1beta1.ProfileObj) map[string]string {
+	out := maps.Clone(profile.GetAnnotations())
 	delete(out, configv1beta1.HoldRolloutAnnotation)
 	return out
 }
 
 // hasSummaryAnnotations reports whether a summary carries summaryAnnotations(profile), without
 // building them: it is asked of every cluster on every pass.
-func hasSummaryAnnotations(have map[string]string, profile *configv1beta1.ClusterProfile) bool {
+func hasSummaryAnnotations(have map[string]string, profile configv1beta1.ProfileObj) bool {
 	n := 0
-	for k, v := range profile.Annotations {
+	for k, v := range profile.GetAnnotations() {
 		if k == configv1beta1.HoldRolloutAnnotation {
 			continue
 		}
@@ -78,12 +78,12 @@ func hasSummaryAnnotations(have map[string]string, profile *configv1beta1.Cluste
 	return len(have) == n
 }
 
-func summaryLabels(profile *configv1beta1.ClusterProfile, cluster clusterKey) map[string]string {
-	l := maps.Clone(profile.Labels)
+func summaryLabels(ps *pass, cluster clusterKey) map[string]string {
+	l := maps.Clone(ps.profile.GetLabels())
 	if l == nil {
 		l = map[string]string{}
 	}
-	l[configv1beta1.ClusterProfileNameLabel] = profile.Name
+	l[ps.family.NameLabel()] = ps.profile.GetName()
 	l[configv1beta1.ClusterNameLabel] = cluster.Name
 	l[configv1beta1.ClusterTypeLabel] = string(libv1beta1.ClusterTypeSveltos)
 	return l
@@ -102,9 +102,10 @@ const (
 // ensureSummary creates the cluster's ClusterSummary or brings it in line with the profile. have
 // is the summary as the cache holds it, nil when there is none; it is read, never changed. With
 // syncMode OneTime the spec is written once and never updated.
-func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.ClusterProfile, content map[string]string, cluster clusterKey, have *configv1beta1.ClusterSummary) (syncResult, error) {
+func (r *Reconciler) ensureSummary(ctx context.Context, ps *pass, cluster clusterKey, have *configv1beta1.ClusterSummary) (syncResult, error) {
+	profile := ps.profile
 	if have == nil {
-		want := desiredSummary(profile, content, cluster)
+		want := desiredSummary(ps, cluster)
 		if err := controllerutil.SetControllerReference(profile, want, r.client.Scheme()); err != nil {
 			return 0, err
 		}
@@ -126,13 +127,13 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 	// without building or copying one per cluster.
 	sameCluster := have.Spec.ClusterNamespace == cluster.Namespace && have.Spec.ClusterName == cluster.Name &&
 		have.Spec.ClusterType == libv1beta1.ClusterTypeSveltos
-	if sameCluster && runsCurrentSpec(profile, content, have) &&
-		maps.Equal(have.Labels, summaryLabels(profile, cluster)) && hasSummaryAnnotations(have.Annotations, profile) {
+	if sameCluster && runsCurrentSpec(ps.spec, ps.content, have) &&
+		maps.Equal(have.Labels, summaryLabels(ps, cluster)) && hasSummaryAnnotations(have.Annotations, profile) {
 		return summaryUnchanged, nil
 	}
-	want := desiredSummary(profile, content, cluster)
+	want := desiredSummary(ps, cluster)
 	updated := have.DeepCopy()
-	if profile.Spec.SyncMode != configv1beta1.SyncModeOneTime {
+	if ps.spec.SyncMode != configv1beta1.SyncModeOneTime {
 		updated.Spec = want.Spec
 	}
 	updated.Labels, updated.Annotations = want.Labels, want.Annotations
@@ -142,16 +143,26 @@ func (r *Reconciler) ensureSummary(ctx context.Context, profile *configv1beta1.C
 	return summaryUpdated, nil
 }
 
-// summaries lists the ClusterSummaries of a profile.
-// A profile may have tens of thousands: they are read in place, never changed.
-func (r *Reconciler) summaries(ctx context.Context, profile string) ([]*configv1beta1.ClusterSummary, error) {
-	return inplace.List[configv1beta1.ClusterSummary](ctx, r.informers, r.client, &configv1beta1.ClusterSummaryList{},
-		labels.SelectorFromSet(labels.Set{configv1beta1.ClusterProfileNameLabel: profile}))
+// summaries lists the ClusterSummaries of a profile: a ClusterProfile's anywhere, a Profile's in
+// its namespace. A profile may have tens of thousands: they are read in place, never changed.
+func (r *Reconciler) summaries(ctx context.Context, family configv1beta1.ProfileFamily, profile configv1beta1.ProfileObj) ([]*configv1beta1.ClusterSummary, error) {
+	objs, err := inplace.Objects(ctx, r.informers, r.client, &configv1beta1.ClusterSummary{}, &configv1beta1.ClusterSummaryList{},
+		family.Namespace(profile.GetNamespace()), labels.SelectorFromSet(labels.Set{family.NameLabel(): profile.GetName()}))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*configv1beta1.ClusterSummary, 0, len(objs))
+	for _, o := range objs {
+		if cs, ok := o.(*configv1beta1.ClusterSummary); ok {
+			out = append(out, cs)
+		}
+	}
+	return out, nil
 }
 
 // summariesPhase finds the profile's summaries.
 func (r *Reconciler) summariesPhase(ctx context.Context, ps *pass) error {
-	existing, err := r.summaries(ctx, ps.profile.Name)
+	existing, err := r.summaries(ctx, ps.family, ps.profile)
 	if err != nil {
 		return err
 	}
@@ -186,8 +197,8 @@ func (r *Reconciler) writePhase(ctx context.Context, ps *pass) error {
 
 // writeSummary brings one cluster's summary in line with the profile and records how it went.
 func (r *Reconciler) writeSummary(ctx context.Context, ps *pass, cluster clusterKey) {
-	previous := ps.profile.Status.FailedClusters
-	res, err := r.ensureSummary(ctx, ps.profile, ps.content, cluster, ps.byCluster[cluster])
+	previous := ps.status.FailedClusters
+	res, err := r.ensureSummary(ctx, ps, cluster, ps.byCluster[cluster])
 	switch {
 	case err != nil:
 		ps.failed = append(ps.failed, failedCluster(previous, cluster, err))
@@ -208,7 +219,7 @@ func (r *Reconciler) writeSummary(ctx context.Context, ps *pass, cluster cluster
 
 // stalePhase deletes the summaries of clusters that no longer match.
 func (r *Reconciler) stalePhase(ctx context.Context, ps *pass) error {
-	remaining, err := r.deleteStaleSummaries(ctx, ps.profile, ps.matching)
+	remaining, err := r.deleteStaleSummaries(ctx, ps.family, ps.profile, ps.matching)
 	if remaining {
 		ps.retry = true
 	}
@@ -217,12 +228,13 @@ func (r *Reconciler) stalePhase(ctx context.Context, ps *pass) error {
 
 // deleteStaleSummaries deletes the summaries of clusters that no longer match; their finalizer
 // withdraws or leaves the content as stopMatchingBehavior says. It reports whether any remain.
-func (r *Reconciler) deleteStaleSummaries(ctx context.Context, profile *configv1beta1.ClusterProfile, matching []clusterKey) (bool, error) {
+func (r *Reconciler) deleteStaleSummaries(ctx context.Context, family configv1beta1.ProfileFamily, profile configv1beta1.ProfileObj,
+	matching []clusterKey) (bool, error) {
 	keep := map[clusterKey]bool{}
 	for _, k := range matching {
 		keep[k] = true
 	}
-	summaries, err := r.summaries(ctx, profile.Name)
+	summaries, err := r.summaries(ctx, family, profile)
 	if err != nil {
 		return false, err
 	}

@@ -28,9 +28,9 @@ import (
 // maxUpdate for one that can. A halted pass leaves every ClusterSummary as it is, so nothing
 // deployed is withdrawn until the spec is fixed.
 func (r *Reconciler) validatePhase(_ context.Context, ps *pass) error {
-	msg := refused(&ps.profile.Spec)
+	msg := refused(ps.spec)
 	if msg == "" {
-		limit, err := rollout.MaxUpdate(ps.profile.Spec.MaxUpdate, len(ps.matching))
+		limit, err := rollout.MaxUpdate(ps.spec.MaxUpdate, len(ps.matching))
 		if err == nil {
 			ps.limit = limit
 			return nil
@@ -38,7 +38,7 @@ func (r *Reconciler) validatePhase(_ context.Context, ps *pass) error {
 		msg = "spec.maxUpdate: " + err.Error()
 	}
 	ps.invalid = msg
-	r.warnInvalid(ps.profile, msg)
+	r.warnInvalid(ps, msg)
 	return errHalt
 }
 

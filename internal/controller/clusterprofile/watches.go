@@ -18,7 +18,9 @@ package clusterprofile
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,28 +37,37 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 )
 
-// SetupWithManager completes the reconciler from mgr and registers it: it runs on profile
-// changes, on changes to the profile's summaries, and on any cluster change, since a label edit
-// can change what matches.
+// SetupWithManager completes the reconciler from mgr and registers two controllers,
+// "clusterprofile" and "profile". Each runs on changes to its profiles and their summaries, and
+// on any change of a cluster its profiles can see, since a label edit can change what matches.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.client == nil {
 		r.client = mgr.GetClient()
 	}
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")
 	r.informers = mgr.GetCache()
+	for _, f := range configv1beta1.ProfileFamilies() {
+		if err := (&kindReconciler{Reconciler: r, family: f}).setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", f.Kind(), err)
+		}
+	}
+	return nil
+}
+
+func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&configv1beta1.ClusterProfile{}, builder.WithPredicates(predicate.Or(
+		For(r.family.NewProfile(), builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(
-			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &configv1beta1.ClusterProfile{}, handler.OnlyControllerOwner()), enqueue.FleetPace)).
+			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), r.family.NewProfile(), handler.OnlyControllerOwner()), enqueue.FleetPace)).
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.allProfiles),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: matchingMayChange})).
 		// A profile's dependencies are deployed wherever it is: tell them when it changes.
-		Watches(&configv1beta1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(r.dependencies),
+		Watches(r.family.NewProfile(), handler.EnqueueRequestsFromMapFunc(r.dependencies),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("ConfigMap"))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
-		Named("clusterprofile").
+		Named(strings.ToLower(r.family.Kind())).
 		Complete(r)
 }
 
@@ -70,30 +81,36 @@ func matchingMayChange(e event.UpdateEvent) bool {
 		before.DeletionTimestamp.IsZero() != after.DeletionTimestamp.IsZero()
 }
 
-func (r *Reconciler) allProfiles(ctx context.Context, _ client.Object) []reconcile.Request {
-	var profiles configv1beta1.ClusterProfileList
+// allProfiles wakes every profile that can see the cluster obj: every ClusterProfile, or the
+// Profiles of the cluster's namespace.
+func (r *kindReconciler) allProfiles(ctx context.Context, obj client.Object) []reconcile.Request {
+	profiles := r.family.NewProfileList()
 	// Called for every cluster's event (20,000 of them as the cache starts): the profiles, whose
 	// status lists clusters, are read from the cache, not copied.
-	if err := r.client.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+	if err := r.client.List(ctx, profiles, client.InNamespace(r.family.Namespace(obj.GetNamespace())), client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "listing profiles", "kind", r.family.Kind())
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(profiles.Items))
-	for _, p := range profiles.Items {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	items := profiles.ProfileObjs()
+	reqs := make([]reconcile.Request, 0, len(items))
+	for _, p := range items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(p)})
 	}
 	return reqs
 }
 
-func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
-	var profiles configv1beta1.ClusterProfileList
-	if err := r.client.List(ctx, &profiles, client.UnsafeDisableDeepCopy); err != nil {
-		log.FromContext(ctx).Error(err, "listing ClusterProfiles")
+// dependencies wakes the profiles obj depends on, directly or not: profiles of its kind, and of
+// its namespace for a Profile.
+func (r *kindReconciler) dependencies(ctx context.Context, obj client.Object) []reconcile.Request {
+	ns := r.family.Namespace(obj.GetNamespace())
+	profiles := r.family.NewProfileList()
+	if err := r.client.List(ctx, profiles, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		log.FromContext(ctx).Error(err, "listing profiles", "kind", r.family.Kind())
 		return nil
 	}
-	byName := map[string]*configv1beta1.ClusterProfile{}
-	for i := range profiles.Items {
-		byName[profiles.Items[i].Name] = &profiles.Items[i]
+	byName := map[string]configv1beta1.ProfileObj{}
+	for _, p := range profiles.ProfileObjs() {
+		byName[p.GetName()] = p
 	}
 	var reqs []reconcile.Request
 	seen := map[string]bool{obj.GetName(): true}
@@ -102,11 +119,11 @@ func (r *Reconciler) dependencies(ctx context.Context, obj client.Object) []reco
 		if p == nil {
 			continue
 		}
-		for _, d := range p.Spec.DependsOn {
+		for _, d := range p.ProfileSpec().DependsOn {
 			if !seen[d] {
 				seen[d] = true
 				queue = append(queue, d)
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKey{Name: d}})
+				reqs = append(reqs, reconcile.Request{NamespacedName: r.family.Key(ns, d)})
 			}
 		}
 	}

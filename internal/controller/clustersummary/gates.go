@@ -70,18 +70,20 @@ func (r *Reconciler) owns(ctx context.Context, cs *configv1beta1.ClusterSummary)
 }
 
 // checkDependencies reports whether every profile in dependsOn is provisioned on this cluster,
-// in the words Sveltos uses for status.dependencies.
+// in the words Sveltos uses for status.dependencies. A ClusterProfile depends on ClusterProfiles,
+// a Profile on Profiles of its namespace (which is its cluster's).
 func checkDependencies(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) (bool, string, error) {
 	deps := cs.Spec.ClusterProfileSpec.DependsOn
 	if len(deps) == 0 {
 		return true, "no dependencies", nil
 	}
+	family, _, _ := configv1beta1.SummaryProfile(cs)
 	for _, dep := range deps {
 		other := &configv1beta1.ClusterSummary{}
-		key := client.ObjectKey{Namespace: cs.Namespace, Name: configv1beta1.ClusterSummaryName(dep, cs.Spec.ClusterName)}
+		key := client.ObjectKey{Namespace: cs.Namespace, Name: family.SummaryName(dep, cs.Spec.ClusterName)}
 		err := c.Get(ctx, key, other)
 		if apierrors.IsNotFound(err) || (err == nil && !other.Provisioned()) {
-			return false, fmt.Sprintf("ClusterProfile %s is a dependency and it is not fully deployed yet", dep), nil
+			return false, fmt.Sprintf("%s %s is a dependency and it is not fully deployed yet", family.Kind(), dep), nil
 		}
 		if err != nil {
 			return false, "", err

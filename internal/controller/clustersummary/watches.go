@@ -164,14 +164,16 @@ func (r *Reconciler) readersOf(kind string) handler.MapFunc {
 	}
 }
 
-// dependents wakes the summaries, on the same cluster, of profiles that depend on obj's profile.
+// dependents wakes the summaries, on the same cluster, of profiles of the same kind that depend
+// on obj's profile.
 func (r *Reconciler) dependents(ctx context.Context, obj client.Object) []reconcile.Request {
 	cs := obj.(*configv1beta1.ClusterSummary)
-	profile := cs.Labels[configv1beta1.ClusterProfileNameLabel]
+	family, profile, _ := configv1beta1.SummaryProfile(cs)
 	var list configv1beta1.ClusterSummaryList
 	err := targets.SummariesOfCluster(ctx, r.client, &list, cs.Spec.ClusterType, cs.Spec.ClusterNamespace, cs.Spec.ClusterName)
 	list.Items = slices.DeleteFunc(list.Items, func(other configv1beta1.ClusterSummary) bool {
-		return !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
+		otherFamily, _, _ := configv1beta1.SummaryProfile(&other)
+		return otherFamily != family || !slices.Contains(other.Spec.ClusterProfileSpec.DependsOn, profile)
 	})
 	return requests(ctx, list.Items, err)
 }
