@@ -23,18 +23,28 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
 
-// SpecRefs lists the ConfigMaps and Secrets a profile spec reads (policyRefs and helmCharts
-// valuesFrom). References without a namespace mean the namespace of each cluster: they cannot
-// be copied once for all clusters, and are read live; so are those of other kinds.
+// SpecRefs lists the ConfigMaps and Secrets a profile spec reads (policyRefs, helmCharts
+// valuesFrom, kustomizationRefs and their valuesFrom, patchesFrom). References without a
+// namespace mean the namespace of each cluster: they cannot be copied once for all clusters,
+// and are read live; so are those of other kinds.
 func SpecRefs(spec *configv1beta1.Spec) []Ref {
 	var refs []Ref
 	for _, r := range spec.PolicyRefs {
 		refs = appendRef(refs, r.Kind, r.Namespace, r.Name)
 	}
 	for _, h := range spec.HelmCharts {
-		for _, v := range h.ValuesFrom {
-			refs = appendRef(refs, v.Kind, v.Namespace, v.Name)
-		}
+		refs = appendValuesFrom(refs, h.ValuesFrom)
+	}
+	for _, k := range spec.KustomizationRefs {
+		refs = appendRef(refs, k.Kind, k.Namespace, k.Name)
+		refs = appendValuesFrom(refs, k.ValuesFrom)
+	}
+	return appendValuesFrom(refs, spec.PatchesFrom)
+}
+
+func appendValuesFrom(refs []Ref, vfs []configv1beta1.ValueFrom) []Ref {
+	for _, v := range vfs {
+		refs = appendRef(refs, v.Kind, v.Namespace, v.Name)
 	}
 	return refs
 }
@@ -72,13 +82,27 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 	spec.HelmCharts = slices.Clone(spec.HelmCharts)
 	for i := range spec.HelmCharts {
 		h := &spec.HelmCharts[i]
-		h.ValuesFrom = slices.Clone(h.ValuesFrom)
-		for j, v := range h.ValuesFrom {
-			if n, ok := names[Ref{Kind: v.Kind, Namespace: v.Namespace, Name: v.Name}]; ok {
-				h.ValuesFrom[j].Name = n
-			}
+		h.ValuesFrom = frozenValuesFrom(h.ValuesFrom, names)
+	}
+	spec.KustomizationRefs = slices.Clone(spec.KustomizationRefs)
+	for i := range spec.KustomizationRefs {
+		k := &spec.KustomizationRefs[i]
+		if n, ok := names[Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}]; ok {
+			k.Name = n
+		}
+		k.ValuesFrom = frozenValuesFrom(k.ValuesFrom, names)
+	}
+	spec.PatchesFrom = frozenValuesFrom(spec.PatchesFrom, names)
+}
+
+func frozenValuesFrom(vfs []configv1beta1.ValueFrom, names map[Ref]string) []configv1beta1.ValueFrom {
+	out := slices.Clone(vfs)
+	for j, v := range out {
+		if n, ok := names[Ref{Kind: v.Kind, Namespace: v.Namespace, Name: v.Name}]; ok {
+			out[j].Name = n
 		}
 	}
+	return out
 }
 
 // Keep lists what Collect must keep: the copies in names, and everything the specs refer to.

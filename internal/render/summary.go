@@ -35,6 +35,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 )
 
 // permanentError marks a failure that retrying the same configuration cannot fix.
@@ -62,6 +63,8 @@ type Source struct {
 	Kind, Namespace, Name string
 	// Data is nil when an optional object does not exist.
 	Data map[string][]byte
+	// Annotations of the object, which say how its content is read (a template, for one).
+	Annotations map[string]string `json:"-"`
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -104,7 +107,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	case "ConfigMap":
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
-			src.Data = map[string][]byte{}
+			src.Data, src.Annotations = map[string][]byte{}, cm.Annotations
 			for k, v := range cm.Data {
 				src.Data[k] = []byte(v)
 			}
@@ -119,7 +122,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 				return src, permanent(fmt.Errorf("%s has type %q: Secrets deployed by a profile must have type %q",
 					src, secret.Type, libv1beta1.ClusterProfileSecretType))
 			}
-			src.Data = secret.Data
+			src.Data, src.Annotations = secret.Data, secret.Annotations
 			if src.Data == nil {
 				src.Data = map[string][]byte{}
 			}
@@ -159,17 +162,12 @@ func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.Clust
 
 // Requests splits the objects of every source of the summary's policyRefs (PolicySources, in
 // order) between the managed cluster and, for deploymentType Local, the management cluster, with
-// the options of the summary's spec. Each target keeps its own inventory, so an object moving
-// from one to the other is pruned from the first.
-func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local manifests.Request, err error) {
+// the options of the summary's spec, once patches (see Patches) are applied to each source's
+// objects. Each target keeps its own inventory, so an object moving from one to the other is
+// pruned from the first.
+func Requests(cs *configv1beta1.ClusterSummary, sources []Source, patches []kustomize.Patch) (remote, local manifests.Request, err error) {
 	spec := &cs.Spec.ClusterProfileSpec
-	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: spec.SyncMode == configv1beta1.SyncModeDryRun}
-	if spec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
-		base.DriftExclusions = spec.DriftExclusions
-	}
-	remote, local = base, base
-	remote.Owner = SummaryOwner(cs, libv1beta1.FeatureResources)
-	local.Owner = remote.Owner + ":Local"
+	remote, local = baseRequests(cs, libv1beta1.FeatureResources)
 	for i, src := range sources {
 		if src.Data == nil {
 			continue // an optional object that doesn't exist
@@ -177,6 +175,9 @@ func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local
 		objs, err := manifests.Parse(src.String(), src.Data)
 		if err != nil {
 			return remote, local, permanent(err)
+		}
+		if objs, err = applyPatches(src.String(), objs, patches); err != nil {
+			return remote, local, err
 		}
 		for _, o := range objs {
 			addMetadata(o, spec.ExtraLabels, spec.ExtraAnnotations)
@@ -190,6 +191,20 @@ func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local
 		}
 	}
 	return remote, local, nil
+}
+
+// baseRequests are the requests of a feature's content, to the managed cluster and to the
+// management cluster, with the options of the summary's spec and no objects yet.
+func baseRequests(cs *configv1beta1.ClusterSummary, id libv1beta1.FeatureID) (remote, local manifests.Request) {
+	spec := &cs.Spec.ClusterProfileSpec
+	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: spec.SyncMode == configv1beta1.SyncModeDryRun}
+	if spec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
+		base.DriftExclusions = spec.DriftExclusions
+	}
+	remote, local = base, base
+	remote.Owner = SummaryOwner(cs, id)
+	local.Owner = remote.Owner + ":Local"
+	return remote, local
 }
 
 // addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.
@@ -274,15 +289,25 @@ func mergeValues(dst, src map[string]any) map[string]any {
 // user asked for, so the features fail with this message instead.
 func Unsupported(spec *configv1beta1.Spec) error {
 	var what []string
-	if len(spec.Patches) > 0 || len(spec.PatchesFrom) > 0 {
-		what = append(what, "patches")
-	}
 	if len(spec.TemplateResourceRefs) > 0 {
 		what = append(what, "templateResourceRefs")
 	}
 	for _, hc := range spec.HelmCharts {
 		if strings.Contains(hc.Values, "{{") {
 			what = append(what, "Go templates in helmCharts values")
+			break
+		}
+	}
+	for _, p := range spec.Patches {
+		if strings.Contains(p.Patch, "{{") {
+			what = append(what, "Go templates in patches")
+			break
+		}
+	}
+	for _, k := range spec.KustomizationRefs {
+		if slices.ContainsFunc(slices.Collect(maps.Values(k.Values)), func(v string) bool { return strings.Contains(v, "{{") }) ||
+			strings.Contains(k.Path, "{{") {
+			what = append(what, "Go templates in kustomizationRefs values and paths")
 			break
 		}
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -44,9 +45,10 @@ func (d *deployment) helm(ctx context.Context) {
 	for _, in := range inputs {
 		values = append(values, in.Values)
 	}
-	hash := hashOf(withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
-		spec.PreDeployChecks, values)...)
-	if err != nil {
+	patches, perr := d.patches(ctx)
+	hash := hashOf(withPatches(patches, withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
+		spec.PreDeployChecks, values))...)
+	if err = cmp.Or(err, perr); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
@@ -96,7 +98,8 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()))
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
+			render.ChartMetadata(d.spec()))
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -153,7 +156,8 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []render.Char
 func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []render.Chart) {
 	var plans []helm.Plan
 	for _, in := range inputs {
-		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartMetadata(d.spec()))
+		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartPatches(d.patchList),
+			render.ChartMetadata(d.spec()))
 		if err != nil {
 			d.fail(f, hash, err)
 			return

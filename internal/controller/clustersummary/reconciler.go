@@ -197,7 +197,7 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 	}
 	d.helm(ctx)
 	d.resources(ctx)
-	d.kustomize()
+	d.kustomize(ctx)
 
 	var next time.Duration
 	for _, f := range cs.Status.FeatureSummaries {

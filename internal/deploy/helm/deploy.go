@@ -29,6 +29,7 @@ import (
 	"github.com/go-logr/logr"
 	"helm.sh/helm/v4/pkg/action"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/postrenderer"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -73,6 +74,9 @@ type DeployOption func(*deployCall)
 type deployCall struct {
 	takeOver bool
 	metadata *metadataRenderer
+	// patches runs before metadata; patchesHash stands for it in the release's spec hash.
+	patches     postrenderer.PostRenderer
+	patchesHash string
 }
 
 // TakeOver lets Deploy take a release away from another Stagecoach owner, for callers that
@@ -120,14 +124,14 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 			return Release{}, err
 		}
 		o := resolveOptions(hc)
-		want := specHash(ch, values, hc.Options, call.metadata.hashInput())
+		want := specHash(ch, values, hc.Options, call.hashInput())
 		if last != nil && upToDate(last, owner, ch, values, want, o) {
 			return releaseOf(last, ValuesHash(values), ActionUnchanged), nil
 		}
 		if err := d.preflight(ctx, cfg, remote, hc, creds, values, o); err != nil {
 			return Release{}, err
 		}
-		return d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.metadata, log)
+		return d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.renderer(), log)
 	})
 }
 
@@ -183,7 +187,7 @@ func upToDate(last *release.Release, owner string, ch *chart.Chart, values map[s
 // apply installs or upgrades. Helm's own errors are classified: the API server refusing the
 // manifest is permanent, anything else is worth retrying.
 func (d *Deployer) apply(ctx context.Context, cfg *action.Configuration, hc configv1beta1.HelmChart, owner string,
-	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, metadata *metadataRenderer, log logr.Logger) (Release, error) {
+	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, metadata postrenderer.PostRenderer, log logr.Logger) (Release, error) {
 	act := ActionUpgraded
 	var (
 		res any
