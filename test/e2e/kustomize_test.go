@@ -1,0 +1,265 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
+)
+
+// kustomizeTarball packs files into a gzip-compressed tar archive, as `tar czf` does.
+func kustomizeTarball(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	tw := tar.NewWriter(zw)
+	for name, content := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// setKustomizeConfigMap creates or replaces the ConfigMap default/name holding a tarball under
+// kustomize.tar.gz, as Sveltos users make it (kubectl create configmap --from-file); it is
+// removed when the test ends.
+func setKustomizeConfigMap(t *testing.T, name string, tarball []byte) {
+	t.Helper()
+	c := testenv.Client(t)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cm := &corev1.ConfigMap{}
+		err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, cm)
+		if err != nil {
+			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+				BinaryData: map[string][]byte{"kustomize.tar.gz": tarball}}
+			if err := c.Create(ctx, cm); err != nil {
+				return err
+			}
+			t.Cleanup(func() { _ = c.Delete(context.Background(), cm) })
+			return nil
+		}
+		cm.BinaryData = map[string][]byte{"kustomize.tar.gz": tarball}
+		return c.Update(ctx, cm)
+	})
+}
+
+// kustomizeApp is a kustomization under app/: a ConfigMap whose value is substituted from the
+// profile's values, and a second one left alone by the profile's patch.
+func kustomizeApp(color string) map[string]string {
+	return map[string]string{
+		"app/kustomization.yaml":    "resources: [settings.yaml, other.yaml]\nnamePrefix: k-\n",
+		"app/settings.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  value: \"" + color + "-{{ .Size }}\"\n",
+		"app/other.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  value: plain\n",
+		"unused/kustomization.yaml": "resources: [missing.yaml]\n",
+	}
+}
+
+// TestKustomizationFromConfigMap deploys a kustomization held in a ConfigMap as a tarball: its
+// path, its targetNamespace, values substituted into its output and a strategic-merge patch
+// with a target. An edit to the tarball lands; a broken tarball fails the feature and leaves
+// what is deployed; a Flux source is refused by name.
+func TestKustomizationFromConfigMap(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-kustomize"
+	setKustomizeConfigMap(t, "e2e-kustomize", kustomizeTarball(t, kustomizeApp("blue")))
+	createConfigMap(t, "e2e-kustomize-values", map[string]string{"Size": "large"})
+	p := sveltosProfile("e2e-kustomize", map[string]string{"env": "prod"})
+	p.Spec.KustomizationRefs = []configv1beta1.KustomizationRef{{
+		Kind: "ConfigMap", Namespace: "default", Name: "e2e-kustomize", Path: "app", TargetNamespace: ns,
+		Values:     map[string]string{"Size": "small"},
+		ValuesFrom: []configv1beta1.ValueFrom{{Kind: "ConfigMap", Namespace: "default", Name: "e2e-kustomize-values"}},
+	}}
+	p.Spec.Patches = []libv1beta1.Patch{{
+		Target: &libv1beta1.PatchSelector{Kind: "ConfigMap", Name: "k-settings"},
+		Patch:  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: any\n  labels:\n    patched: strategic\n",
+	}}
+	createProfile(t, p)
+
+	prod := managed(t, "prod")
+	expectFeature(t, p.Name, "prod", libv1beta1.FeatureKustomize, libv1beta1.FeatureStatusProvisioned)
+	// valuesFrom wins over values, as in Sveltos.
+	waitConfigMapValue(t, prod, ns, "k-settings", "blue-large")
+	waitConfigMapValue(t, prod, ns, "k-other", "plain")
+	expectLabels := func() {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			settings, err := prod.CoreV1().ConfigMaps(ns).Get(ctx, "k-settings", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			other, err := prod.CoreV1().ConfigMaps(ns).Get(ctx, "k-other", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if settings.Labels["patched"] != "strategic" || other.Labels["patched"] != "" {
+				return fmt.Errorf("labels: k-settings %v, k-other %v", settings.Labels, other.Labels)
+			}
+			return nil
+		})
+	}
+	expectLabels()
+
+	// An edit to the tarball is a new version of the profile's content, deployed.
+	setKustomizeConfigMap(t, "e2e-kustomize", kustomizeTarball(t, kustomizeApp("green")))
+	waitConfigMapValue(t, prod, ns, "k-settings", "green-large")
+
+	// A tarball that is not one fails the feature for good and leaves what is deployed.
+	setKustomizeConfigMap(t, "e2e-kustomize", []byte("this is not a tarball, and it is long enough to be read as a header....."))
+	cs := expectFeature(t, p.Name, "prod", libv1beta1.FeatureKustomize, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureKustomize); !strings.Contains(msg, "ConfigMap default/e2e-kustomize key kustomize.tar.gz") {
+		t.Errorf("failure message %q does not name the ConfigMap and key", msg)
+	}
+	waitConfigMapValue(t, prod, ns, "k-settings", "green-large")
+
+	// A kustomize error: the path's kustomization refers to a file the tarball lacks.
+	setKustomizeConfigMap(t, "e2e-kustomize", kustomizeTarball(t, kustomizeApp("red")))
+	waitConfigMapValue(t, prod, ns, "k-settings", "red-large")
+	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.KustomizationRefs[0].Path = "unused" })
+	cs = expectFeature(t, p.Name, "prod", libv1beta1.FeatureKustomize, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureKustomize); !strings.Contains(msg, `kustomize build of "unused"`) || !strings.Contains(msg, "missing.yaml") {
+		t.Errorf("failure message %q does not give kustomize's error", msg)
+	}
+	waitConfigMapValue(t, prod, ns, "k-settings", "red-large")
+	expectLabels()
+
+	// Flux sources are refused by name until Stagecoach reads them.
+	flux := sveltosProfile("e2e-kustomize-flux", map[string]string{"env": "prod"})
+	flux.Spec.KustomizationRefs = []configv1beta1.KustomizationRef{{Kind: "GitRepository", Namespace: "flux-system", Name: "repo"}}
+	createProfile(t, flux)
+	cs = expectFeature(t, flux.Name, "prod", libv1beta1.FeatureKustomize, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureKustomize); !strings.Contains(msg, "kustomizationRef GitRepository flux-system/repo: Flux sources") {
+		t.Errorf("failure message %q does not refuse the Flux source by name", msg)
+	}
+}
+
+// TestHelmChartPatchedAtPostRender patches a chart's Deployment with a JSON 6902 patch, applied
+// as a Helm post-render; changing the patch upgrades the release.
+func TestHelmChartPatchedAtPostRender(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-helm-patch"
+	p := sveltosProfile("e2e-helm-patch", map[string]string{"env": "staging"})
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{webapp(t, "patched", ns, "1.0.0")}
+	patch := func(value string) []libv1beta1.Patch {
+		return []libv1beta1.Patch{{
+			Target: &libv1beta1.PatchSelector{Group: "apps", Kind: "Deployment"},
+			Patch:  "- op: add\n  path: /metadata/labels/patched\n  value: " + value + "\n",
+		}}
+	}
+	p.Spec.Patches = patch("json6902")
+	createProfile(t, p)
+
+	staging := managed(t, "staging")
+	expectLabel := func(value string) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			d, err := staging.AppsV1().Deployments(ns).Get(ctx, "patched", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if d.Labels["patched"] != value || d.Labels["app.kubernetes.io/name"] != "webapp" {
+				return fmt.Errorf("deployment labels %v, want patched=%s and the chart's own", d.Labels, value)
+			}
+			cm, err := staging.CoreV1().ConfigMaps(ns).Get(ctx, "patched-info", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if _, ok := cm.Labels["patched"]; ok {
+				return fmt.Errorf("the patch reached the chart's ConfigMap, which it does not target: %v", cm.Labels)
+			}
+			return nil
+		})
+	}
+	expectLabel("json6902")
+	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.Patches = patch("changed") })
+	expectLabel("changed")
+	expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned)
+}
+
+// TestPatchesFrom reads patches from a ConfigMap, one per key, and applies them to the objects
+// of policyRefs. An edit to the patches lands; a patch that cannot apply fails the feature for
+// good and leaves what is deployed.
+func TestPatchesFrom(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-patches-from"
+	createConfigMap(t, "e2e-patches-from", map[string]string{
+		"config.yaml": configMapManifest(ns, "settings", "one") + "---\n" + configMapManifest(ns, "untouched", "one"),
+	})
+	patches := func(value string) map[string]string {
+		return map[string]string{
+			"a-value.yaml": "patch: |\n  - op: replace\n    path: /data/value\n    value: " + value + "\ntarget:\n  kind: ConfigMap\n  name: settings\n",
+			"b-label.yaml": "patch: |\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: untouched\n    namespace: " + ns +
+				"\n    labels:\n      from: patchesFrom\n",
+		}
+	}
+	createConfigMap(t, "e2e-patches-from-patches", patches("patched"))
+	p := sveltosProfile("e2e-patches-from", map[string]string{"env": "qa"})
+	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{configMapRef("e2e-patches-from")}
+	p.Spec.PatchesFrom = []configv1beta1.ValueFrom{{Kind: "ConfigMap", Namespace: "default", Name: "e2e-patches-from-patches"}}
+	createProfile(t, p)
+
+	qa := managed(t, "qa")
+	waitConfigMapValue(t, qa, ns, "settings", "patched")
+	waitConfigMapValue(t, qa, ns, "untouched", "one")
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cm, err := qa.CoreV1().ConfigMaps(ns).Get(ctx, "untouched", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cm.Labels["from"] != "patchesFrom" {
+			return fmt.Errorf("labels %v: the strategic-merge patch without a target did not apply to the object it names", cm.Labels)
+		}
+		return nil
+	})
+
+	updateConfigMap(t, "e2e-patches-from-patches", patches("edited"))
+	waitConfigMapValue(t, qa, ns, "settings", "edited")
+
+	// A patch whose operation cannot apply fails the feature for good; the cluster keeps what it has.
+	updateConfigMap(t, "e2e-patches-from-patches", map[string]string{
+		"a-value.yaml": "patch: |\n  - op: replace\n    path: /data/missing/deeper\n    value: x\ntarget:\n  kind: ConfigMap\n",
+	})
+	cs := expectFeature(t, p.Name, "qa", libv1beta1.FeatureResources, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureResources); !strings.Contains(msg, `patchesFrom ConfigMap default/e2e-patches-from-patches key "a-value.yaml"`) {
+		t.Errorf("failure message %q does not name the patch", msg)
+	}
+	waitConfigMapValue(t, qa, ns, "settings", "edited")
+}
