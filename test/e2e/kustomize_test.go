@@ -212,6 +212,16 @@ func TestHelmChartPatchedAtPostRender(t *testing.T) {
 	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.Patches = patch("changed") })
 	expectLabel("changed")
 	expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned)
+
+	// A patch that cannot apply to the chart fails the feature for good; the release stays.
+	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) {
+		p.Spec.Patches[0].Patch = "- op: replace\n  path: /spec/nothing/deeper\n  value: x\n"
+	})
+	cs := expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusFailedNonRetriable)
+	if msg := failureMessage(cs, libv1beta1.FeatureHelm); !strings.Contains(msg, "patches[0]: Deployment patched: replace operation does not apply") {
+		t.Errorf("failure message %q does not name the patch and the object", msg)
+	}
+	expectLabel("changed")
 }
 
 // TestPatchesFrom reads patches from a ConfigMap, one per key, and applies them to the objects
