@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -272,4 +273,106 @@ func TestPatchesFrom(t *testing.T) {
 		t.Errorf("failure message %q does not name the patch", msg)
 	}
 	waitConfigMapValue(t, qa, ns, "settings", "edited")
+}
+
+// TestKustomizationIsFrozenThroughStages: a promotion's kustomization tarball and patchesFrom
+// are part of its version. An edit to either reaches the first stage, and the stage behind a
+// manual gate keeps the old content until it is approved.
+func TestKustomizationIsFrozenThroughStages(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-kustomize-promo"
+	setKustomizeConfigMap(t, "e2e-kustomize-promo", kustomizeTarball(t, kustomizeApp("v1")))
+	labelPatch := func(value string) map[string]string {
+		return map[string]string{"label.yaml": "patch: |\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: any\n    labels:\n      version: " +
+			value + "\ntarget:\n  kind: ConfigMap\n"}
+	}
+	createConfigMap(t, "e2e-kustomize-promo-patches", labelPatch("p1"))
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-kustomize-promo"}}
+	p.Spec.ProfileSpec.KustomizationRefs = []configv1beta1.KustomizationRef{{
+		Kind: "ConfigMap", Namespace: "default", Name: "e2e-kustomize-promo", Path: "app", TargetNamespace: ns,
+		Values: map[string]string{"Size": "m"},
+	}}
+	p.Spec.ProfileSpec.PatchesFrom = []configv1beta1.ValueFrom{{Kind: "ConfigMap", Namespace: "default", Name: "e2e-kustomize-promo-patches"}}
+	p.Spec.Stages = []configv1beta1.Stage{
+		stage("first", "qa", &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{Approved: ptr(false)}}),
+		stage("second", "prod", nil),
+	}
+	createPromotion(t, p)
+
+	qa, prod := managed(t, "qa"), managed(t, "prod")
+	expect := func(cs kubernetes.Interface, value, label string) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "k-settings", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if cm.Data["value"] != value || cm.Labels["version"] != label {
+				return fmt.Errorf("value %q, label %q; want %q, %q", cm.Data["value"], cm.Labels["version"], value, label)
+			}
+			return nil
+		})
+	}
+	awaitingApproval := func() {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got, err := getPromotion(ctx, t, p.Name)
+			if err != nil {
+				return err
+			}
+			if len(got.Status.Stages) == 0 || got.Status.Stages[0].CurrentStatusDescription == nil ||
+				!strings.HasPrefix(*got.Status.Stages[0].CurrentStatusDescription, "Paused: Awaiting Manual Approval") {
+				return fmt.Errorf("stages %+v", got.Status.Stages)
+			}
+			return nil
+		})
+	}
+	approve := func() {
+		t.Helper()
+		updatePromotion(t, p.Name, func(p *configv1beta1.ClusterPromotion) { p.Spec.Stages[0].Trigger.Manual.Approved = ptr(true) })
+	}
+
+	t.Cleanup(func() {
+		if got, err := getPromotion(context.Background(), t, p.Name); t.Failed() && err == nil {
+			t.Logf("promotion conditions: %+v", got.Status.Conditions)
+		}
+	})
+	expect(qa, "v1-m", "p1")
+	awaitingApproval()
+	approve()
+	expect(prod, "v1-m", "p1")
+	waitReady(t, p.Name)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := getPromotion(ctx, t, p.Name)
+		if err != nil {
+			return err
+		}
+		if a := got.Spec.Stages[0].Trigger.Manual.Approved; a != nil && *a {
+			return fmt.Errorf("the approval is not reset")
+		}
+		return nil
+	})
+
+	// A new version: the tarball and the patches change. The first stage gets it; the second
+	// keeps the old one until approved.
+	setKustomizeConfigMap(t, "e2e-kustomize-promo", kustomizeTarball(t, kustomizeApp("v2")))
+	updateConfigMap(t, "e2e-kustomize-promo-patches", labelPatch("p2"))
+	expect(qa, "v2-m", "p2")
+	awaitingApproval()
+	expect(prod, "v1-m", "p1")
+	approve()
+	expect(prod, "v2-m", "p2")
+}
+
+func updatePromotion(t *testing.T, name string, mutate func(*configv1beta1.ClusterPromotion)) {
+	t.Helper()
+	c := testenv.Client(t)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &configv1beta1.ClusterPromotion{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
+			return err
+		}
+		mutate(p)
+		return c.Update(ctx, p)
+	})
 }
