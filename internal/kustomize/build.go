@@ -170,6 +170,9 @@ func Build(files Files, dir string, opts BuildOptions) ([]*unstructured.Unstruct
 	if err := prepareKustomization(fsys, root, opts.Components); err != nil {
 		return nil, err
 	}
+	if err := refuseRemote(fsys, root, map[string]bool{}); err != nil {
+		return nil, err
+	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	k := krusty.MakeKustomizer(&krusty.Options{

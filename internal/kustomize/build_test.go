@@ -109,6 +109,24 @@ func TestBuild(t *testing.T) {
 			wantErr: `kustomize build of ".":`,
 		},
 		{
+			name:    "a remote base",
+			files:   map[string]string{"base/kustomization.yaml": "resources: [cm.yaml]\n", "base/cm.yaml": base, "kustomization.yaml": "resources: [base, https://example.com/cm.yaml]\n"},
+			wantErr: `kustomization.yaml refers to "https://example.com/cm.yaml", outside the kustomization's source`,
+		},
+		{
+			name:       "a remote base in github's shorthand, in a component",
+			files:      map[string]string{"kustomization.yaml": "resources: [cm.yaml]\n", "cm.yaml": base, "c/kustomization.yaml": "kind: Component\nresources:\n- github.com/org/repo//base?ref=v1\n"},
+			components: []string{"c"},
+			wantErr:    `c/kustomization.yaml refers to "github.com/org/repo//base?ref=v1"`,
+		},
+		{
+			name: "a remote base in a kustomization that is not built",
+			files: map[string]string{"app/kustomization.yaml": "resources: [../base]\n", "base/kustomization.yaml": "resources: [cm.yaml]\n", "base/cm.yaml": base,
+				"other/kustomization.yaml": "resources: [git@github.com:org/repo.git]\n"},
+			path: "app",
+			want: []string{"ConfigMap//settings"},
+		},
+		{
 			name:    "a value that is not given",
 			files:   map[string]string{"cm.yaml": base},
 			values:  map[string]string{"Other": "x"},
