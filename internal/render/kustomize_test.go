@@ -225,6 +225,7 @@ func TestUnsupportedTemplates(t *testing.T) {
 		{Patches: []libv1beta1.Patch{{Patch: "metadata: {name: '{{ .Cluster.metadata.name }}'}"}}},
 		{KustomizationRefs: []configv1beta1.KustomizationRef{{Values: map[string]string{"a": "{{ .ClusterName }}"}}}},
 		{KustomizationRefs: []configv1beta1.KustomizationRef{{Path: "overlays/{{ .ClusterName }}"}}},
+		{KustomizationRefs: []configv1beta1.KustomizationRef{{Components: []string{"{{ .ClusterName }}"}}}},
 	} {
 		if err := Unsupported(&spec); err == nil || !IsPermanent(err) {
 			t.Errorf("templates in %+v: %v", spec, err)

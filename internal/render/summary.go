@@ -305,9 +305,9 @@ func Unsupported(spec *configv1beta1.Spec) error {
 		}
 	}
 	for _, k := range spec.KustomizationRefs {
-		if slices.ContainsFunc(slices.Collect(maps.Values(k.Values)), func(v string) bool { return strings.Contains(v, "{{") }) ||
-			strings.Contains(k.Path, "{{") {
-			what = append(what, "Go templates in kustomizationRefs values and paths")
+		templated := func(v string) bool { return strings.Contains(v, "{{") }
+		if slices.ContainsFunc(slices.Collect(maps.Values(k.Values)), templated) || templated(k.Path) || slices.ContainsFunc(k.Components, templated) {
+			what = append(what, "Go templates in kustomizationRefs values, path and components")
 			break
 		}
 	}
