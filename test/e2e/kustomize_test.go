@@ -360,6 +360,19 @@ func TestKustomizationIsFrozenThroughStages(t *testing.T) {
 	expect(qa, "v2-m", "p2")
 	awaitingApproval()
 	expect(prod, "v1-m", "p1")
+	// The stages' profiles refer to frozen copies: the gated one still to the old ones.
+	first, second := &configv1beta1.ClusterProfile{}, &configv1beta1.ClusterProfile{}
+	c := testenv.Client(t)
+	if err := c.Get(t.Context(), client.ObjectKey{Name: p.Name + "-first"}, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: p.Name + "-second"}, second); err != nil {
+		t.Fatal(err)
+	}
+	if first.Spec.KustomizationRefs[0].Name == second.Spec.KustomizationRefs[0].Name || first.Spec.PatchesFrom[0].Name == second.Spec.PatchesFrom[0].Name {
+		t.Errorf("the gated stage refers to the new content: first %s %s, second %s %s", first.Spec.KustomizationRefs[0].Name,
+			first.Spec.PatchesFrom[0].Name, second.Spec.KustomizationRefs[0].Name, second.Spec.PatchesFrom[0].Name)
+	}
 	approve()
 	expect(prod, "v2-m", "p2")
 }
