@@ -106,11 +106,14 @@ func Patches(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumm
 	return out, nil
 }
 
-// patchesHash identifies patches in a release's spec hash.
-func patchesHash(patches []kustomize.Patch) string {
+// PatchesHash identifies patches (a release's status reports it); nil without patches.
+func PatchesHash(patches []kustomize.Patch) []byte {
+	if len(patches) == 0 {
+		return nil
+	}
 	data, _ := json.Marshal(patches) // strings and selectors: cannot fail
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return sum[:]
 }
 
 // ChartPatches applies the profile's patches to a chart's manifests, as a Helm post-renderer.
@@ -119,7 +122,7 @@ func ChartPatches(patches []kustomize.Patch) helm.DeployOption {
 	if len(patches) == 0 {
 		return helm.WithPatches(nil, "")
 	}
-	return helm.WithPatches(kustomize.PostRenderer{Patches: patches}, patchesHash(patches))
+	return helm.WithPatches(kustomize.PostRenderer{Patches: patches}, hex.EncodeToString(PatchesHash(patches)))
 }
 
 // applyPatches patches the objects of one source; patch errors are the user's to fix.

@@ -212,7 +212,10 @@ func TestHelmChartPatchedAtPostRender(t *testing.T) {
 	expectLabel("json6902")
 	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) { p.Spec.Patches = patch("changed") })
 	expectLabel("changed")
-	expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned)
+	if cs := expectFeature(t, p.Name, "staging", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusProvisioned); len(cs.Status.HelmReleaseSummaries) != 1 ||
+		len(cs.Status.HelmReleaseSummaries[0].PatchesHash) == 0 {
+		t.Errorf("release summaries %+v: no patchesHash", cs.Status.HelmReleaseSummaries)
+	}
 
 	// A patch that cannot apply to the chart fails the feature for good; the release stays.
 	updateProfile(t, p.Name, func(p *configv1beta1.ClusterProfile) {

@@ -126,6 +126,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart) ([
 			continue
 		}
 		summary.ValuesHash, summary.ChartVersion = rel.ValuesHash, rel.ChartVersion
+		summary.PatchesHash = render.PatchesHash(d.patchList)
 		summaries = append(summaries, summary)
 		gvks = append(gvks, rel.GVKs...)
 		if rel.Action != helm.ActionUnchanged {
