@@ -85,9 +85,9 @@ func ReadTarball(data []byte) (Files, error) {
 		if hdr.Typeflag != tar.TypeReg {
 			continue
 		}
-		name, ok := cleanPath(hdr.Name)
-		if !ok {
-			return nil, buildErr("the archive entry %q is outside the archive's root", hdr.Name)
+		name := cleanPath(hdr.Name)
+		if name == "" {
+			continue
 		}
 		if base := path.Base(name); strings.HasPrefix(base, "._") || strings.HasPrefix(name, "__MACOSX/") {
 			continue
@@ -108,13 +108,10 @@ func ReadTarball(data []byte) (Files, error) {
 	return files, nil
 }
 
-// cleanPath makes an archive's path relative to its root, refusing one that leaves it.
-func cleanPath(p string) (string, bool) {
-	p = path.Clean("/" + strings.TrimPrefix(p, "./"))
-	if strings.Contains(p, "/../") || p == "/" {
-		return "", false
-	}
-	return strings.TrimPrefix(p, "/"), true
+// cleanPath makes a path relative to the source's root, "" for the root itself. Like a path
+// resolved from the root, it cannot leave it: leading ".." are dropped.
+func cleanPath(p string) string {
+	return strings.TrimPrefix(path.Clean("/"+p), "/")
 }
 
 // FilesFrom reads every regular file of fsys, within MaxSize.
@@ -153,10 +150,7 @@ var buildMu sync.Mutex
 // kustomization file gets one listing its manifests, as Flux does. Plugins are disabled, and
 // files may refer to any other file of the source.
 func Build(files Files, dir string, opts BuildOptions) ([]*unstructured.Unstructured, error) {
-	dir, ok := cleanPath(dir)
-	if !ok && strings.Trim(dir, "/.") != "" {
-		return nil, buildErr("path %q leaves the source's root", dir)
-	}
+	dir = cleanPath(dir)
 	fsys := filesys.MakeFsInMemory()
 	for p, content := range files {
 		if err := fsys.WriteFile("/"+p, content); err != nil {
