@@ -141,8 +141,8 @@ type BuildOptions struct {
 	Components []string
 }
 
-// kustomize's builds share state that is not safe for concurrent use
-// (kubernetes-sigs/kustomize#3659): one build at a time.
+// kustomize's builds and patches share state that is not safe for concurrent use
+// (kubernetes-sigs/kustomize#3659): one at a time.
 var buildMu sync.Mutex
 
 // Build runs kustomize build on dir (slash-separated, relative to the files' root; "" or "."

@@ -72,6 +72,8 @@ var factory = provider.NewDefaultDepProvider().GetResourceFactory()
 
 // Check parses every patch, so that a malformed one is reported before anything is rendered.
 func Check(patches []Patch) error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	_, err := parseAll(patches)
 	return err
 }
@@ -163,6 +165,10 @@ func Apply(objs []*unstructured.Unstructured, patches []Patch) ([]*unstructured.
 	if len(patches) == 0 || len(objs) == 0 {
 		return objs, nil
 	}
+	// Strategic merges read kustomize's shared OpenAPI schema, which is not safe for
+	// concurrent use either (see buildMu).
+	buildMu.Lock()
+	defer buildMu.Unlock()
 	parsed, err := parseAll(patches)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ package kustomize
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -183,4 +184,22 @@ func TestPostRenderer(t *testing.T) {
 	if strings.Count(s, "---\n") != 2 || !strings.Contains(s, "extra: set") {
 		t.Errorf("rendered:\n%s", s)
 	}
+}
+
+// TestConcurrentUse patches and builds from many goroutines, as reconcilers do; run with -race.
+func TestConcurrentUse(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			in := []*unstructured.Unstructured{obj(t, deploy), obj(t, cm)}
+			p := []Patch{{Text: "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\nspec: {replicas: 4}"}}
+			if _, err := Apply(in, p); err != nil {
+				t.Error(err)
+			}
+			if _, err := Build(Files{"cm.yaml": []byte(cm)}, "", BuildOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
