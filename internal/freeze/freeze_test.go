@@ -85,17 +85,29 @@ func TestFreezeSpec(t *testing.T) {
 	spec := &configv1beta1.Spec{
 		PolicyRefs: []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "a"}, {Kind: "ConfigMap", Name: "per-cluster"}},
 		HelmCharts: []configv1beta1.HelmChart{{ValuesFrom: []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "x", Name: "s"}}}},
+		KustomizationRefs: []configv1beta1.KustomizationRef{
+			{Kind: "ConfigMap", Namespace: "k", Name: "tarball", ValuesFrom: []configv1beta1.ValueFrom{{Kind: "ConfigMap", Namespace: "k", Name: "values"}}},
+			{Kind: "GitRepository", Namespace: "flux-system", Name: "repo"},
+		},
+		PatchesFrom: []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "p", Name: "patches"}},
 	}
 	refs := SpecRefs(spec)
-	if len(refs) != 2 {
-		t.Fatalf("refs %v: the reference without a namespace is read live", refs)
+	if len(refs) != 5 {
+		t.Fatalf("refs %v: the reference without a namespace and the Flux source are read live", refs)
 	}
 	shared := *spec // shares its lists, as a spec made from a promotion's profileSpec does
-	FreezeSpec(spec, map[Ref]string{refs[0]: "a-0123456789", refs[1]: "s-9876543210"})
-	if spec.PolicyRefs[0].Name != "a-0123456789" || spec.PolicyRefs[1].Name != "per-cluster" || spec.HelmCharts[0].ValuesFrom[0].Name != "s-9876543210" {
+	names := map[Ref]string{}
+	for _, r := range refs {
+		names[r] = r.Name + "-0123456789"
+	}
+	FreezeSpec(spec, names)
+	if spec.PolicyRefs[0].Name != "a-0123456789" || spec.PolicyRefs[1].Name != "per-cluster" || spec.HelmCharts[0].ValuesFrom[0].Name != "s-0123456789" ||
+		spec.KustomizationRefs[0].Name != "tarball-0123456789" || spec.KustomizationRefs[0].ValuesFrom[0].Name != "values-0123456789" ||
+		spec.KustomizationRefs[1].Name != "repo" || spec.PatchesFrom[0].Name != "patches-0123456789" {
 		t.Errorf("frozen spec %+v", spec)
 	}
-	if shared.PolicyRefs[0].Name != "a" || shared.HelmCharts[0].ValuesFrom[0].Name != "s" {
+	if shared.PolicyRefs[0].Name != "a" || shared.HelmCharts[0].ValuesFrom[0].Name != "s" || shared.KustomizationRefs[0].Name != "tarball" ||
+		shared.KustomizationRefs[0].ValuesFrom[0].Name != "values" || shared.PatchesFrom[0].Name != "patches" {
 		t.Error("FreezeSpec changed lists it shares with another spec")
 	}
 }

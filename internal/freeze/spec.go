@@ -28,25 +28,35 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
 
-// SpecRefs lists what a profile spec reads: the ConfigMaps and Secrets of policyRefs and
-// helmCharts valuesFrom, and the objects of templateResourceRefs. References without a
-// namespace mean the namespace of each cluster, and references whose name or namespace is a
-// template mean an object per cluster: neither can be copied once for all clusters, and both
-// are read live; so are policyRefs of other kinds.
+// SpecRefs lists what a profile spec reads: the ConfigMaps and Secrets of policyRefs, helmCharts
+// valuesFrom, kustomizationRefs and their valuesFrom and patchesFrom, and the objects of
+// templateResourceRefs. References without a namespace mean the namespace of each cluster, and
+// references whose name or namespace is a template mean an object per cluster: neither can be
+// copied once for all clusters, and both are read live; so are references of other kinds.
 func SpecRefs(spec *configv1beta1.Spec) []Ref {
 	var refs []Ref
 	for _, r := range spec.PolicyRefs {
 		refs = appendRef(refs, r.Kind, r.Namespace, r.Name)
 	}
 	for _, h := range spec.HelmCharts {
-		for _, v := range h.ValuesFrom {
-			refs = appendRef(refs, v.Kind, v.Namespace, v.Name)
-		}
+		refs = appendValuesFrom(refs, h.ValuesFrom)
 	}
+	for _, k := range spec.KustomizationRefs {
+		refs = appendRef(refs, k.Kind, k.Namespace, k.Name)
+		refs = appendValuesFrom(refs, k.ValuesFrom)
+	}
+	refs = appendValuesFrom(refs, spec.PatchesFrom)
 	for i := range spec.TemplateResourceRefs {
 		if ref, ok := templateRef(&spec.TemplateResourceRefs[i]); ok {
 			refs = append(refs, ref)
 		}
+	}
+	return refs
+}
+
+func appendValuesFrom(refs []Ref, vfs []configv1beta1.ValueFrom) []Ref {
+	for _, v := range vfs {
+		refs = appendRef(refs, v.Kind, v.Namespace, v.Name)
 	}
 	return refs
 }
@@ -116,13 +126,17 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 	spec.HelmCharts = slices.Clone(spec.HelmCharts)
 	for i := range spec.HelmCharts {
 		h := &spec.HelmCharts[i]
-		h.ValuesFrom = slices.Clone(h.ValuesFrom)
-		for j, v := range h.ValuesFrom {
-			if n, ok := names[Ref{Kind: v.Kind, Namespace: v.Namespace, Name: v.Name}]; ok {
-				h.ValuesFrom[j].Name = n
-			}
-		}
+		h.ValuesFrom = frozenValuesFrom(h.ValuesFrom, names)
 	}
+	spec.KustomizationRefs = slices.Clone(spec.KustomizationRefs)
+	for i := range spec.KustomizationRefs {
+		k := &spec.KustomizationRefs[i]
+		if n, ok := names[Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}]; ok {
+			k.Name = n
+		}
+		k.ValuesFrom = frozenValuesFrom(k.ValuesFrom, names)
+	}
+	spec.PatchesFrom = frozenValuesFrom(spec.PatchesFrom, names)
 	spec.TemplateResourceRefs = slices.Clone(spec.TemplateResourceRefs)
 	for i := range spec.TemplateResourceRefs {
 		t := &spec.TemplateResourceRefs[i]
@@ -133,6 +147,16 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 			}
 		}
 	}
+}
+
+func frozenValuesFrom(vfs []configv1beta1.ValueFrom, names map[Ref]string) []configv1beta1.ValueFrom {
+	out := slices.Clone(vfs)
+	for j, v := range out {
+		if n, ok := names[Ref{Kind: v.Kind, Namespace: v.Namespace, Name: v.Name}]; ok {
+			out[j].Name = n
+		}
+	}
+	return out
 }
 
 // Keep lists what Collect must keep: the copies in names, and everything the specs refer to.

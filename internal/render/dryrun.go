@@ -32,7 +32,8 @@ import (
 
 // SummaryChanges is what deploying a summary's spec to its cluster would change there.
 type SummaryChanges struct {
-	// Objects are the policyRefs' objects that would be created, updated or deleted.
+	// Objects are the objects of the policyRefs, then of the kustomizationRefs, that would be
+	// created, updated or deleted.
 	Objects []manifests.Diff
 	// Releases are the helmCharts' plans, in order.
 	Releases []helm.Plan
@@ -47,23 +48,36 @@ func DryRunSummary(ctx context.Context, c client.Client, charts *helm.Deployer, 
 	cs = cs.DeepCopy()
 	cs.Spec.ClusterProfileSpec.SyncMode = configv1beta1.SyncModeDryRun
 	var out SummaryChanges
-	if err := Unsupported(&cs.Spec.ClusterProfileSpec); err != nil {
+	inst := SummaryInstantiate(ctx, c, cs)
+	patches, err := Patches(ctx, c, cs, inst)
+	if err != nil {
 		return out, err
 	}
 	sources, err := PolicySources(ctx, c, cs)
 	if err != nil {
 		return out, err
 	}
-	req, _, err := Requests(cs, sources)
+	req, _, err := Requests(cs, sources, patches)
 	if err != nil {
 		return out, err
 	}
-	// Even without policyRefs: what the cluster has from this summary would be pruned.
-	res, err := manifests.Apply(ctx, remote, req)
+	ks, err := Kustomizations(ctx, c, cs)
 	if err != nil {
 		return out, err
 	}
-	out.Objects = res.Diffs
+	kreq, _, err := KustomizeRequests(cs, ks, patches, inst)
+	if err != nil {
+		return out, err
+	}
+	// Even without policyRefs or kustomizationRefs: what the cluster has from this summary would
+	// be pruned.
+	for _, r := range []manifests.Request{req, kreq} {
+		res, err := manifests.Apply(ctx, remote, r)
+		if err != nil {
+			return out, err
+		}
+		out.Objects = append(out.Objects, res.Diffs...)
+	}
 	inputs, err := Charts(ctx, c, cs)
 	if err != nil {
 		return out, err
@@ -72,7 +86,8 @@ func DryRunSummary(ctx context.Context, c client.Client, charts *helm.Deployer, 
 		return out, errors.New("helm charts are not previewed here")
 	}
 	for _, in := range inputs {
-		plan, err := charts.DryRun(ctx, remote, SummaryOwner(cs, libv1beta1.FeatureHelm), in.Chart, in.Values, ChartMetadata(&cs.Spec.ClusterProfileSpec))
+		plan, err := charts.DryRun(ctx, remote, SummaryOwner(cs, libv1beta1.FeatureHelm), in.Chart, in.Values,
+			ChartPatches(patches), ChartMetadata(&cs.Spec.ClusterProfileSpec))
 		if err != nil {
 			return out, err
 		}

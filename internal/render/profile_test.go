@@ -39,14 +39,14 @@ func TestProfileDeploysLocallyInItsNamespaceOnly(t *testing.T) {
 		cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "src", DeploymentType: configv1beta1.DeploymentTypeLocal}}
 		return cs
 	}
-	if _, local, err := Requests(summary(configv1beta1.ProfileNameLabel), []Source{doc("tenant")}); err != nil || len(local.Objects) != 1 {
+	if _, local, err := Requests(summary(configv1beta1.ProfileNameLabel), []Source{doc("tenant")}, nil); err != nil || len(local.Objects) != 1 {
 		t.Errorf("Profile, own namespace: %d objects, %v", len(local.Objects), err)
 	}
-	_, _, err := Requests(summary(configv1beta1.ProfileNameLabel), []Source{doc("kube-system")})
+	_, _, err := Requests(summary(configv1beta1.ProfileNameLabel), []Source{doc("kube-system")}, nil)
 	if err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), `outside namespace "tenant"`) {
 		t.Errorf("Profile, other namespace: %v", err)
 	}
-	if _, local, err := Requests(summary(configv1beta1.ClusterProfileNameLabel), []Source{doc("kube-system")}); err != nil || len(local.Objects) != 1 {
+	if _, local, err := Requests(summary(configv1beta1.ClusterProfileNameLabel), []Source{doc("kube-system")}, nil); err != nil || len(local.Objects) != 1 {
 		t.Errorf("ClusterProfile, other namespace: %d objects, %v", len(local.Objects), err)
 	}
 }

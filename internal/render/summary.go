@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,6 +34,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
 )
 
@@ -67,6 +67,8 @@ type Source struct {
 	// or a Lua script (projectsveltos.io/lua). Hashes see the content as rendered, not these.
 	Template bool `json:"-"`
 	Lua      bool `json:"-"`
+	// Annotations of the object, which say how its content is read (a template, for one).
+	Annotations map[string]string `json:"-"`
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -114,7 +116,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
 			annotations(cm)
-			src.Data = map[string][]byte{}
+			src.Data, src.Annotations = map[string][]byte{}, cm.Annotations
 			for k, v := range cm.Data {
 				src.Data[k] = []byte(v)
 			}
@@ -130,7 +132,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 					src, secret.Type, libv1beta1.ClusterProfileSecretType))
 			}
 			annotations(secret)
-			src.Data = secret.Data
+			src.Data, src.Annotations = secret.Data, secret.Annotations
 			if src.Data == nil {
 				src.Data = map[string][]byte{}
 			}
@@ -174,11 +176,19 @@ func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.Clust
 	return out, nil
 }
 
+// luaRefused refuses content a Lua script would make, which Stagecoach does not run.
+func (s *Source) luaRefused() error {
+	if s.Lua && s.Data != nil {
+		return permanent(fmt.Errorf("%s: content made by a Lua script (annotation %s) is not supported by Stagecoach; "+
+			"use a Go template (annotation %s) instead", s, tpl.LuaAnnotation, tpl.TemplateAnnotation))
+	}
+	return nil
+}
+
 // instantiateSource instantiates the content of a source that is a template, key by key.
 func instantiateSource(in *instantiator, src *Source) error {
-	if src.Lua && src.Data != nil {
-		return permanent(fmt.Errorf("%s: content made by a Lua script (annotation %s) is not supported by Stagecoach; "+
-			"use a Go template (annotation %s) instead", src, tpl.LuaAnnotation, tpl.TemplateAnnotation))
+	if err := src.luaRefused(); err != nil {
+		return err
 	}
 	if !src.Template || src.Data == nil {
 		return nil
@@ -197,17 +207,12 @@ func instantiateSource(in *instantiator, src *Source) error {
 
 // Requests splits the objects of every source of the summary's policyRefs (PolicySources, in
 // order) between the managed cluster and, for deploymentType Local, the management cluster, with
-// the options of the summary's spec. Each target keeps its own inventory, so an object moving
-// from one to the other is pruned from the first.
-func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local manifests.Request, err error) {
+// the options of the summary's spec, once patches (see Patches) are applied to each source's
+// objects. Each target keeps its own inventory, so an object moving from one to the other is
+// pruned from the first.
+func Requests(cs *configv1beta1.ClusterSummary, sources []Source, patches []kustomize.Patch) (remote, local manifests.Request, err error) {
 	spec := &cs.Spec.ClusterProfileSpec
-	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: spec.SyncMode == configv1beta1.SyncModeDryRun}
-	if spec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
-		base.DriftExclusions = spec.DriftExclusions
-	}
-	remote, local = base, base
-	remote.Owner = SummaryOwner(cs, libv1beta1.FeatureResources)
-	local.Owner = remote.Owner + ":Local"
+	remote, local = baseRequests(cs, libv1beta1.FeatureResources)
 	for i, src := range sources {
 		if src.Data == nil {
 			continue // an optional object that doesn't exist
@@ -215,6 +220,9 @@ func Requests(cs *configv1beta1.ClusterSummary, sources []Source) (remote, local
 		objs, err := manifests.Parse(src.String(), src.Data)
 		if err != nil {
 			return remote, local, permanent(err)
+		}
+		if objs, err = applyPatches(src.String(), objs, patches); err != nil {
+			return remote, local, err
 		}
 		for _, o := range objs {
 			addMetadata(o, spec.ExtraLabels, spec.ExtraAnnotations)
@@ -246,6 +254,20 @@ func profileNamespaceOnly(cs *configv1beta1.ClusterSummary, objs []*unstructured
 		}
 	}
 	return nil
+}
+
+// baseRequests are the requests of a feature's content, to the managed cluster and to the
+// management cluster, with the options of the summary's spec and no objects yet.
+func baseRequests(cs *configv1beta1.ClusterSummary, id libv1beta1.FeatureID) (remote, local manifests.Request) {
+	spec := &cs.Spec.ClusterProfileSpec
+	base := manifests.Request{Tier: spec.Tier, ContinueOnConflict: spec.ContinueOnConflict, DryRun: spec.SyncMode == configv1beta1.SyncModeDryRun}
+	if spec.SyncMode == configv1beta1.SyncModeContinuousWithDriftDetection {
+		base.DriftExclusions = spec.DriftExclusions
+	}
+	remote, local = base, base
+	remote.Owner = SummaryOwner(cs, id)
+	local.Owner = remote.Owner + ":Local"
+	return remote, local
 }
 
 // addMetadata sets a profile's extraLabels and extraAnnotations on an object it deploys.
@@ -372,18 +394,4 @@ func mergeValues(dst, src map[string]any) map[string]any {
 		dst[k] = v
 	}
 	return dst
-}
-
-// Unsupported names the fields of a spec that would change what is deployed but that
-// Stagecoach does not implement. Deploying without them would deploy something else than the
-// user asked for, so the features fail with this message instead.
-func Unsupported(spec *configv1beta1.Spec) error {
-	var what []string
-	if len(spec.Patches) > 0 || len(spec.PatchesFrom) > 0 {
-		what = append(what, "patches")
-	}
-	if len(what) == 0 {
-		return nil
-	}
-	return permanent(errors.New(strings.Join(what, ", ") + " are not supported by Stagecoach yet; remove them from the profile"))
 }

@@ -47,6 +47,14 @@ func newInstantiator(ctx context.Context, c client.Reader, cs *configv1beta1.Clu
 	return &instantiator{ctx: ctx, c: c, cs: cs, copies: freeze.Decode(cs.Spec.FrozenContent)}
 }
 
+// SummaryInstantiate is the Instantiate of a summary's patches and Kustomize values: Sveltos
+// templates over its cluster and the objects of its templateResourceRefs, read once and only
+// when a text is a template.
+func SummaryInstantiate(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) Instantiate {
+	in := newInstantiator(ctx, c, cs)
+	return func(text string) (string, error) { return in.instantiate("template", text) }
+}
+
 // clusterData reads the summary's cluster, as it is now: Sveltos reads it live too.
 func (in *instantiator) clusterData() (tpl.Data, error) {
 	if in.cluster != nil {

@@ -50,7 +50,11 @@ func (d *deployment) reportDryRun(ctx context.Context, f *configv1beta1.FeatureS
 		}
 	}
 	summary := fmt.Sprintf("dry run: %d objects would change (%s)", len(res.Diffs), describeCounts(counts))
-	d.writeReport(ctx, f, hash, "resources", summary, b.String())
+	key := "resources"
+	if f.FeatureID == libv1beta1.FeatureKustomize {
+		key = "kustomize"
+	}
+	d.writeReport(ctx, f, hash, key, summary, b.String())
 }
 
 func (d *deployment) reportHelmDryRun(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, plans []helm.Plan) {

@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -47,8 +48,9 @@ func (d *deployment) helm(ctx context.Context) {
 		values = append(values, in.Values)
 		charts = append(charts, in.Chart)
 	}
-	parts := withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
-		spec.PreDeployChecks, values)
+	patches, perr := d.patches(ctx)
+	parts := withPatches(patches, withMetadata(spec, spec.HelmCharts, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.ValidateHealths,
+		spec.PreDeployChecks, values))
 	if err == nil && !equality.Semantic.DeepEqual(charts, spec.HelmCharts) {
 		// Templated chart fields: the hash follows what they name for this cluster. (Left out
 		// otherwise, so that the hash of a chart without them stays what it was.)
@@ -58,7 +60,7 @@ func (d *deployment) helm(ctx context.Context) {
 	if spec.Reloader {
 		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
 	}
-	if err != nil {
+	if err = cmp.Or(err, perr); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
@@ -114,8 +116,8 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 			ChartName: hc.ChartName, RepositoryName: hc.RepositoryName, RepoURL: hc.RepositoryURL, ChartVersion: hc.ChartVersion,
 		}
 		start := time.Now()
-		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartMetadata(d.spec()),
-			helm.ConsecutiveFailures(failedBefore))
+		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
+			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore))
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -142,6 +144,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 			continue
 		}
 		summary.ValuesHash, summary.ChartVersion = rel.ValuesHash, rel.ChartVersion
+		summary.PatchesHash = render.PatchesHash(d.patchList)
 		summaries = append(summaries, summary)
 		d.released = append(d.released, rel)
 		gvks = append(gvks, rel.GVKs...)
@@ -173,7 +176,8 @@ func (d *deployment) uninstallUnlisted(ctx context.Context, inputs []render.Char
 func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte, inputs []render.Chart) {
 	var plans []helm.Plan
 	for _, in := range inputs {
-		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartMetadata(d.spec()))
+		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartPatches(d.patchList),
+			render.ChartMetadata(d.spec()))
 		if err != nil {
 			d.fail(f, hash, err)
 			return

@@ -36,7 +36,6 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
-	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
 
@@ -186,18 +185,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 // deploy brings every feature in line with the spec and says when to look again.
 func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
 	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
-	if err := render.Unsupported(&cs.Spec.ClusterProfileSpec); err != nil {
-		for _, id := range cs.Spec.ClusterProfileSpec.FeaturesWithContent() {
-			f := feature(&cs.Status, id)
-			if !upToDate(f, hashOf(cs.Spec.ClusterProfileSpec)) {
-				d.fail(f, hashOf(cs.Spec.ClusterProfileSpec), err)
-			}
-		}
-		return ctrl.Result{}
-	}
 	d.helm(ctx)
 	d.resources(ctx)
-	d.kustomize()
+	d.kustomize(ctx)
 
 	var next time.Duration
 	for _, f := range cs.Status.FeatureSummaries {

@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
@@ -41,6 +43,11 @@ type deployment struct {
 	previous []configv1beta1.HelmChartSummary
 	// released are the releases this pass installed, upgraded or found up to date.
 	released []helm.Release
+
+	// The profile's patches, read once per pass (see patches).
+	patchList   []kustomize.Patch
+	patchErr    error
+	patchesRead bool
 }
 
 func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
@@ -62,31 +69,43 @@ func (d *deployment) resources(ctx context.Context) {
 	st, spec := &d.cs.Status, d.spec()
 	if len(spec.PolicyRefs) == 0 {
 		if hasFeature(st, libv1beta1.FeatureResources) {
-			d.removeResources(ctx)
+			d.removeObjects(ctx, libv1beta1.FeatureResources)
 		}
 		return
 	}
 	f := feature(st, libv1beta1.FeatureResources)
 	sources, err := render.PolicySources(ctx, d.r.client, d.cs)
-	hash := hashOf(withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
-		spec.ValidateHealths, spec.PreDeployChecks, sources)...)
+	patches, perr := d.patches(ctx)
+	hash := hashOf(withPatches(patches, withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
+		spec.ValidateHealths, spec.PreDeployChecks, sources))...)
 	if spec.Reloader {
 		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
 	}
-	if err != nil {
+	if err = cmp.Or(err, perr); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
-	if upToDate(f, hash) && !d.drifted(ctx, f, sources) {
+	d.deployObjects(ctx, f, hash, func() (manifests.Request, manifests.Request, error) {
+		return render.Requests(d.cs, sources, patches)
+	})
+}
+
+// deployObjects deploys the objects of a feature, as requests renders them, to the managed
+// cluster and, for deploymentType Local, to the management cluster, unless they are deployed
+// already with the same hash and have not drifted.
+func (d *deployment) deployObjects(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte,
+	requests func() (remote, local manifests.Request, err error)) {
+	st, id := &d.cs.Status, f.FeatureID
+	if upToDate(f, hash) && !d.drifted(ctx, f, requests) {
 		d.recheck(ctx, f, hash)
 		return
 	}
-	remote, local, err := render.Requests(d.cs, sources)
+	remote, local, err := requests()
 	if err != nil {
 		d.fail(f, hash, err)
 		return
 	}
-	if err := d.preDeploy(ctx, libv1beta1.FeatureResources); err != nil {
+	if err := d.preDeploy(ctx, id); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
@@ -102,7 +121,7 @@ func (d *deployment) resources(ctx context.Context) {
 		start := time.Now()
 		res, err := manifests.Apply(ctx, target.remote, target.req)
 		if !d.dryRun() {
-			metrics.ObserveDeploy(string(libv1beta1.FeatureResources), start, err)
+			metrics.ObserveDeploy(string(id), start, err)
 		}
 		if err != nil {
 			d.fail(f, hash, err)
@@ -114,17 +133,17 @@ func (d *deployment) resources(ctx context.Context) {
 		}
 		gvks = append(gvks, res.DeployedGVKs...)
 	}
-	if err := d.reload(ctx, libv1beta1.FeatureResources, manifestObjects(remote.Objects)); err != nil {
+	if err := d.reload(ctx, id, manifestObjects(remote.Objects)); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
-	setDeployedGVKs(st, libv1beta1.FeatureResources, gvks)
-	if err := d.validate(ctx, libv1beta1.FeatureResources); err != nil {
+	setDeployedGVKs(st, id, gvks)
+	if err := d.validate(ctx, id); err != nil {
 		d.fail(f, hash, err)
 		return
 	}
 	markProvisioned(f, hash)
-	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, "ResourcesDeployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
+	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeNormal, string(id)+"Deployed", "Deploy", "deployed %d kinds to %s", len(gvks), d.remote.Ref)
 }
 
 type target struct {
@@ -134,11 +153,11 @@ type target struct {
 
 // drifted, in ContinuousWithDriftDetection mode, reports whether objects on the cluster no
 // longer match what was deployed; they are then deployed again.
-func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummary, sources []render.Source) bool {
+func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummary, requests func() (remote, local manifests.Request, err error)) bool {
 	if !d.driftMode() || f.Status != libv1beta1.FeatureStatusProvisioned {
 		return false
 	}
-	req, _, err := render.Requests(d.cs, sources)
+	req, _, err := requests()
 	if err != nil {
 		return false
 	}
@@ -151,11 +170,11 @@ func (d *deployment) drifted(ctx context.Context, f *configv1beta1.FeatureSummar
 	return true
 }
 
-// removeResources withdraws everything the Resources feature deployed, once policyRefs is empty.
-func (d *deployment) removeResources(ctx context.Context) {
-	f := feature(&d.cs.Status, libv1beta1.FeatureResources)
+// removeObjects withdraws everything a feature deployed, once its refs are empty.
+func (d *deployment) removeObjects(ctx context.Context, id libv1beta1.FeatureID) {
+	f := feature(&d.cs.Status, id)
 	f.Status = libv1beta1.FeatureStatusRemoving
-	owner := d.owner(libv1beta1.FeatureResources)
+	owner := d.owner(id)
 	_, err := manifests.Withdraw(ctx, d.remote, owner)
 	if mgmt, lerr := d.local(); err == nil && lerr == nil {
 		_, err = manifests.Withdraw(ctx, mgmt, owner+":Local")
@@ -164,28 +183,22 @@ func (d *deployment) removeResources(ctx context.Context) {
 		d.fail(f, f.Hash, err)
 		return
 	}
-	dropFeature(&d.cs.Status, libv1beta1.FeatureResources)
-}
-
-// kustomize reports kustomizationRefs, which Stagecoach does not deploy, instead of ignoring them.
-func (d *deployment) kustomize() {
-	if len(d.spec().KustomizationRefs) == 0 {
-		dropFeature(&d.cs.Status, libv1beta1.FeatureKustomize)
-		return
-	}
-	f := feature(&d.cs.Status, libv1beta1.FeatureKustomize)
-	markFailed(f, hashOf(d.spec().KustomizationRefs), permanent(errors.New("kustomizationRefs are not supported by Stagecoach; use policyRefs or helmCharts")), nil)
+	dropFeature(&d.cs.Status, id)
 }
 
 // withdraw removes what the summary deployed, or with LeavePolicies only forgets it.
 func (d *deployment) withdraw(ctx context.Context) error {
-	owner := d.owner(libv1beta1.FeatureResources)
+	owners := []string{d.owner(libv1beta1.FeatureResources), d.owner(libv1beta1.FeatureKustomize)}
+	mgmt, lerr := d.local()
 	if d.spec().StopMatchingBehavior == configv1beta1.LeavePolicies {
-		err := manifests.Forget(ctx, d.remote, owner)
-		if mgmt, lerr := d.local(); lerr == nil {
-			err = errors.Join(err, manifests.Forget(ctx, mgmt, owner+":Local"))
+		var errs []error
+		for _, owner := range owners {
+			errs = append(errs, manifests.Forget(ctx, d.remote, owner))
+			if lerr == nil {
+				errs = append(errs, manifests.Forget(ctx, mgmt, owner+":Local"))
+			}
 		}
-		return err
+		return errors.Join(errs...)
 	}
 	for i := range d.cs.Status.FeatureSummaries {
 		d.cs.Status.FeatureSummaries[i].Status = libv1beta1.FeatureStatusRemoving
@@ -196,11 +209,13 @@ func (d *deployment) withdraw(ctx context.Context) error {
 			errs = append(errs, d.r.helm.Uninstall(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), chartOf(rs)))
 		}
 	}
-	_, err := manifests.Withdraw(ctx, d.remote, owner)
-	errs = append(errs, err)
-	if mgmt, lerr := d.local(); lerr == nil {
-		_, err = manifests.Withdraw(ctx, mgmt, owner+":Local")
+	for _, owner := range owners {
+		_, err := manifests.Withdraw(ctx, d.remote, owner)
 		errs = append(errs, err)
+		if lerr == nil {
+			_, err = manifests.Withdraw(ctx, mgmt, owner+":Local")
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -27,7 +27,6 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
-	"github.com/stagecoach-dev/stagecoach/internal/render"
 )
 
 // TestMarkFailed walks a feature through the failures the lifecycle tells apart: a health check
@@ -160,22 +159,6 @@ func TestLabelSelector(t *testing.T) {
 	})
 	if got != "app=web,tier!=db,team,!legacy" {
 		t.Errorf("labelSelector = %q", got)
-	}
-}
-
-func TestUnsupportedFieldsFailForGood(t *testing.T) {
-	spec := &configv1beta1.Spec{PatchesFrom: []configv1beta1.ValueFrom{{Kind: "ConfigMap", Name: "p"}}}
-	err := render.Unsupported(spec)
-	if err == nil || !strings.Contains(err.Error(), "patches") {
-		t.Fatalf("unsupported = %v", err)
-	}
-	var f configv1beta1.FeatureSummary
-	markFailed(&f, []byte("h"), err, nil)
-	if f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
-		t.Errorf("an unsupported field is retried: %s", f.Status)
-	}
-	if render.Unsupported(&configv1beta1.Spec{HelmCharts: []configv1beta1.HelmChart{{Values: "replicas: {{ .Cluster.replicas }}"}}}) != nil {
-		t.Error("templated values are reported unsupported")
 	}
 }
 

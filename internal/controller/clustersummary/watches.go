@@ -59,11 +59,21 @@ func references(obj client.Object) []string {
 	for _, ref := range spec.PolicyRefs {
 		keys = append(keys, ref.Kind+"/"+ns(ref.Namespace)+"/"+ref.Name)
 	}
-	for _, hc := range spec.HelmCharts {
-		for _, vf := range hc.ValuesFrom {
+	valuesFrom := func(vfs []configv1beta1.ValueFrom) {
+		for _, vf := range vfs {
 			keys = append(keys, vf.Kind+"/"+ns(vf.Namespace)+"/"+vf.Name)
 		}
 	}
+	for _, hc := range spec.HelmCharts {
+		valuesFrom(hc.ValuesFrom)
+	}
+	for _, k := range spec.KustomizationRefs {
+		if k.Kind == "ConfigMap" || k.Kind == "Secret" {
+			keys = append(keys, k.Kind+"/"+ns(k.Namespace)+"/"+k.Name)
+		}
+		valuesFrom(k.ValuesFrom)
+	}
+	valuesFrom(spec.PatchesFrom)
 	for _, t := range spec.TemplateResourceRefs {
 		if r := t.Resource; (r.APIVersion == "" || r.APIVersion == "v1") && (r.Kind == "ConfigMap" || r.Kind == "Secret") {
 			keys = append(keys, r.Kind+"/"+ns(r.Namespace)+"/"+r.Name)

@@ -29,6 +29,7 @@ import (
 	"github.com/go-logr/logr"
 	"helm.sh/helm/v4/pkg/action"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/postrenderer"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,6 +75,9 @@ type deployCall struct {
 	takeOver bool
 	metadata *metadataRenderer
 	failures uint
+	// patches runs before metadata; patchesHash stands for it in the release's spec hash.
+	patches     postrenderer.PostRenderer
+	patchesHash string
 }
 
 // TakeOver lets Deploy take a release away from another Stagecoach owner, for callers that
@@ -133,7 +137,7 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 				last = nil
 			}
 		}
-		want := specHash(ch, values, hc.Options, call.metadata.hashInput())
+		want := specHash(ch, values, hc.Options, call.hashInput())
 		if last != nil && upToDate(last, owner, ch, values, want, o) {
 			rel := releaseOf(last, ValuesHash(values), ActionUnchanged)
 			if o.RunTests && !testsPassed(last) {
@@ -145,7 +149,7 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 			return Release{}, err
 		}
 		upgrading := last != nil && last.Info.Status.String() != "uninstalled"
-		rel, err := d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.metadata, log)
+		rel, err := d.apply(ctx, cfg, hc, owner, ch, values, want, o, last, call.renderer(), log)
 		if err != nil && upgrading && o.Atomic && o.UpgradeOptions.Recreate {
 			err = errors.Join(err, recreate(ctx, cfg, remote, hc, log))
 		}
@@ -208,7 +212,7 @@ func upToDate(last *release.Release, owner string, ch *chart.Chart, values map[s
 // apply installs or upgrades. Helm's own errors are classified: the API server refusing the
 // manifest is permanent, anything else is worth retrying.
 func (d *Deployer) apply(ctx context.Context, cfg *action.Configuration, hc configv1beta1.HelmChart, owner string,
-	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, metadata *metadataRenderer, log logr.Logger) (Release, error) {
+	ch *chart.Chart, values map[string]any, want string, o options, last *release.Release, metadata postrenderer.PostRenderer, log logr.Logger) (Release, error) {
 	act := ActionUpgraded
 	var (
 		res any

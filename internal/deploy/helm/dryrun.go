@@ -93,11 +93,11 @@ func (d *Deployer) DryRun(ctx context.Context, remote *fleet.Remote, owner strin
 		}
 		return plan, nil
 	}
-	return d.planDeploy(ctx, cfg, remote, hc, owner, values, o, last, call.metadata, plan)
+	return d.planDeploy(ctx, cfg, remote, hc, owner, values, o, last, &call, plan)
 }
 
 func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, remote *fleet.Remote, hc configv1beta1.HelmChart,
-	owner string, values map[string]any, o options, last *release.Release, metadata *metadataRenderer, plan Plan) (Plan, error) {
+	owner string, values map[string]any, o options, last *release.Release, call *deployCall, plan Plan) (Plan, error) {
 	creds, err := d.credentials(ctx, hc)
 	if err != nil {
 		return plan, err
@@ -107,7 +107,8 @@ func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, re
 		return plan, err
 	}
 	plan.ToVersion = ch.Metadata.Version
-	want := specHash(ch, values, hc.Options, metadata.hashInput())
+	want := specHash(ch, values, hc.Options, call.hashInput())
+	metadata := call.renderer()
 	if last != nil && upToDate(last, owner, ch, values, want, o) {
 		return plan, nil
 	}

@@ -1,0 +1,21 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kustomize runs kustomize for a profile: patches (strategic-merge and JSON 6902, with
+// Sveltos' target selectors) applied to rendered objects and to Helm's output, and
+// kustomizations built from files in memory, with values substituted into their output. It
+// reads nothing from a cluster: files and patches come in, objects come out.
+package kustomize
