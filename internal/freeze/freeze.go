@@ -31,6 +31,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,6 +90,15 @@ type Content struct {
 	Object client.Object
 }
 
+// UnservedError is a reference to an object of a kind the management cluster does not serve
+// (a CRD not installed): a spec to fix, not a failure to retry.
+type UnservedError struct{ Ref Ref }
+
+func (e UnservedError) Error() string {
+	return fmt.Sprintf("templateResourceRefs: kind %s (%s/%s) is not served by the management cluster; install its CRD or remove the reference",
+		e.Ref.Kind, e.Ref.Namespace, e.Ref.Name)
+}
+
 // Read reads every ref from the management cluster, in a stable order, without duplicates.
 func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 	refs = slices.Clone(refs)
@@ -98,6 +108,9 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 	for _, ref := range refs {
 		if ref.IsObject() {
 			u, err := ReadObject(ctx, c, ref)
+			if meta.IsNoMatchError(err) {
+				return nil, UnservedError{Ref: ref}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("reading %s: %w", ref, err)
 			}

@@ -44,9 +44,6 @@ import (
 // run yet, and why. The test fails when a document not listed here cannot run, and when one
 // listed here runs: the list is always exactly what is left.
 var stillCannotRun = map[string]string{
-	"sveltos/120-clusterprofile-deploy-resources.yaml":          "templateResourceRefs of a kind the management cluster does not serve",
-	"sveltos/121-clusterprofile-deploy-resources.yaml":          "templateResourceRefs of a kind the management cluster does not serve",
-	"sveltos/130-clusterprofile-deploy-ytt-resources.yaml":      "templateResourceRefs of a kind the management cluster does not serve",
 	"sveltos/002-clusterprofile-flux-system.yaml":               "kustomizationRefs",
 	"sveltos/007-profile-profile-sample.yaml":                   "the namespaced Profile kind",
 	"sveltos/013-clusterprofile-deploy-contour-override.yaml":   "reloader",

@@ -18,6 +18,7 @@ package clusterprofile
 
 import (
 	"context"
+	"errors"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -34,6 +35,13 @@ func owner(profile configv1beta1.ProfileObj) freeze.Owner {
 // that a content edit is a change of their spec, rolled out as maxUpdate allows.
 func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
 	frozen, err := r.freezeContent(ctx, ps.profile)
+	var unserved freeze.UnservedError
+	if errors.As(err, &unserved) {
+		// Nothing to retry until the spec or the management cluster changes; the profile says so.
+		ps.invalid = unserved.Error()
+		r.warnInvalid(ps, ps.invalid)
+		return errHalt
+	}
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ package clusterpromotion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -34,6 +35,12 @@ import (
 func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
 	spec := ps.p.Spec.ProfileSpec.ToSpec(libv1beta1.Selector{})
 	contents, err := freeze.ReadSpec(ctx, r.client, &spec, stageRefs(ps.p)...)
+	var unserved freeze.UnservedError
+	if errors.As(err, &unserved) {
+		// Nothing to retry until the spec or the management cluster changes; the promotion says so.
+		ps.invalid = unserved.Error()
+		return errHalt
+	}
 	if err != nil {
 		return err
 	}
