@@ -35,6 +35,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 )
 
 // Labels and annotations of a copy.
@@ -76,10 +78,12 @@ type Ref struct{ Kind, Namespace, Name string }
 func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // Content is a referenced object as read; Object is nil when it does not exist (it is then
-// read live, and reported by whoever deploys it).
+// read live, and reported by whoever deploys it). For a Flux source, Artifact is set instead,
+// unless the source has no artifact yet.
 type Content struct {
 	Ref
-	Object client.Object
+	Object   client.Object
+	Artifact *Artifact
 }
 
 // Read reads every ref from the management cluster, in a stable order, without duplicates.
@@ -89,6 +93,14 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 	refs = slices.Compact(refs)
 	out := make([]Content, 0, len(refs))
 	for _, ref := range refs {
+		if fluxsource.IsKind(ref.Kind) {
+			ct, err := readArtifact(ctx, c, ref)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ct)
+			continue
+		}
 		var obj client.Object
 		switch ref.Kind {
 		case "ConfigMap":
@@ -127,6 +139,17 @@ func payload(obj client.Object) any {
 	return nil
 }
 
+// contentPayload is what identifies a content: its payload, or for a Flux source its artifact.
+func contentPayload(ct Content) any {
+	if ct.Artifact != nil {
+		return ct.Artifact
+	}
+	if ct.Object != nil {
+		return payload(ct.Object)
+	}
+	return nil
+}
+
 func sum(v any) []byte {
 	data, _ := json.Marshal(v) // maps of strings and bytes: cannot fail
 	s := sha256.Sum256(data)
@@ -141,11 +164,7 @@ func Digest(contents []Content) []byte {
 	}
 	entries := make([]entry, 0, len(contents))
 	for _, ct := range contents {
-		e := entry{Ref: ct.Ref}
-		if ct.Object != nil {
-			e.Payload = payload(ct.Object)
-		}
-		entries = append(entries, e)
+		entries = append(entries, entry{Ref: ct.Ref, Payload: contentPayload(ct)})
 	}
 	return sum(entries)
 }
@@ -157,7 +176,7 @@ func copyName(ct Content, owner Owner) string {
 	suffix := "-" + hex.EncodeToString(sum(struct {
 		Owner   map[string]string `json:"owner"`
 		Payload any               `json:"payload"`
-	}{owner.labels(), payload(ct.Object)}))[:10]
+	}{owner.labels(), contentPayload(ct)}))[:10]
 	const maxName = 253
 	return strings.TrimRight(ct.Name[:min(len(ct.Name), maxName-len(suffix))], "-.") + suffix
 }
@@ -168,6 +187,14 @@ func copyName(ct Content, owner Owner) string {
 func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, contents []Content) (map[Ref]string, error) {
 	names := map[Ref]string{}
 	for _, ct := range contents {
+		if ct.Artifact != nil {
+			name, err := ensureArtifact(ctx, c, scheme, owner, ct)
+			if err != nil {
+				return nil, err
+			}
+			names[ct.Ref] = name
+			continue
+		}
 		if ct.Object == nil || IsCopy(ct.Object) {
 			continue
 		}

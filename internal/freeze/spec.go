@@ -21,10 +21,11 @@ import (
 	"strings"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 )
 
-// SpecRefs lists the ConfigMaps and Secrets a profile spec reads (policyRefs and helmCharts
-// valuesFrom). References without a namespace mean the namespace of each cluster: they cannot
+// SpecRefs lists the ConfigMaps, Secrets and Flux sources a profile spec reads (policyRefs and
+// helmCharts valuesFrom). References without a namespace mean the namespace of each cluster: they cannot
 // be copied once for all clusters, and are read live; so are those of other kinds.
 func SpecRefs(spec *configv1beta1.Spec) []Ref {
 	var refs []Ref
@@ -49,18 +50,19 @@ func PolicyRefs(policyRefs []configv1beta1.PolicyRef) []Ref {
 }
 
 func appendRef(refs []Ref, kind, namespace, name string) []Ref {
-	if (kind == "ConfigMap" || kind == "Secret") && namespace != "" && name != "" {
+	if (kind == "ConfigMap" || kind == "Secret" || fluxsource.IsKind(kind)) && namespace != "" && name != "" {
 		refs = append(refs, Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return refs
 }
 
-// FrozenPolicyRefs points policy references at the copies in names.
+// FrozenPolicyRefs points policy references at the copies in names. A Flux source's reference
+// becomes one to the ConfigMap holding its artifact, with its path kept.
 func FrozenPolicyRefs(refs []configv1beta1.PolicyRef, names map[Ref]string) []configv1beta1.PolicyRef {
 	out := slices.Clone(refs)
 	for i, r := range out {
 		if n, ok := names[Ref{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}]; ok {
-			out[i].Name = n
+			out[i].Kind, out[i].Name = copyKind(r.Kind), n
 		}
 	}
 	return out
@@ -85,7 +87,7 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 func Keep(names map[Ref]string, specs ...*configv1beta1.Spec) map[Ref]bool {
 	keep := map[Ref]bool{}
 	for ref, name := range names {
-		keep[Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
+		keep[CopyRef(ref, name)] = true
 	}
 	for _, spec := range specs {
 		for _, ref := range SpecRefs(spec) {

@@ -34,6 +34,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
@@ -57,11 +58,19 @@ func SummaryOwner(cs *configv1beta1.ClusterSummary, id libv1beta1.FeatureID) str
 	return fmt.Sprintf("ClusterSummary %s/%s:%s", cs.Namespace, cs.Name, id)
 }
 
-// Source is the content of a ConfigMap or Secret a profile refers to: its data, key by key.
+// Source is the content of a ConfigMap, Secret or Flux source a profile refers to: its data,
+// key by key (for a Flux source, the manifests under the reference's path, by file path).
 type Source struct {
 	Kind, Namespace, Name string
 	// Data is nil when an optional object does not exist.
 	Data map[string][]byte
+	// Revision is a Flux source's artifact revision, e.g. "main@sha1:<commit>".
+	Revision string `json:",omitempty"`
+	// Annotations are a Flux source's projectsveltos.io/ annotations (template, lua).
+	Annotations map[string]string `json:",omitempty"`
+
+	// artifact is the frozen copy of a Flux source's artifact that a ConfigMap reference names.
+	artifact *corev1.ConfigMap
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -104,6 +113,10 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	case "ConfigMap":
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
+			if _, ok := freeze.IsArtifactCopy(cm); ok {
+				src.artifact = cm
+				return src, nil
+			}
 			src.Data = map[string][]byte{}
 			for k, v := range cm.Data {
 				src.Data[k] = []byte(v)
@@ -140,15 +153,27 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	return src, nil
 }
 
-// PolicySources fetches every ConfigMap and Secret the summary's policyRefs name, in order.
+// PolicySources fetches the content of every ConfigMap, Secret and Flux source the summary's
+// policyRefs name, in order.
 func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Source, error) {
 	var out []Source
+	copies := freeze.Decode(cs.Spec.FrozenContent)
 	for _, ref := range cs.Spec.ClusterProfileSpec.PolicyRefs {
-		if ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret") {
-			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap and Secret references are supported",
+		var src Source
+		var err error
+		switch {
+		case ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret" && !fluxsource.IsKind(ref.Kind)):
+			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
+		case fluxsource.IsKind(ref.Kind):
+			src, err = fluxPolicySource(ctx, c, ref, cs.Spec.ClusterNamespace, copies)
+		default:
+			src, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, copies)
+			if err == nil && src.artifact != nil {
+				// A promotion's stage refers to the frozen artifact of a Flux source itself.
+				src, err = artifactCopySource(src, src.artifact, ref.Path)
+			}
 		}
-		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, freeze.Decode(cs.Spec.FrozenContent))
 		if err != nil {
 			return nil, err
 		}

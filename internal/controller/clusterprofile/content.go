@@ -65,7 +65,7 @@ func (r *Reconciler) collectCopies(ctx context.Context, profile *configv1beta1.C
 	keep := freeze.Keep(names)
 	for i := range summaries {
 		for ref, name := range freeze.Decode(summaries[i].Spec.FrozenContent) {
-			keep[freeze.Ref{Kind: ref.Kind, Namespace: ref.Namespace, Name: name}] = true
+			keep[freeze.CopyRef(ref, name)] = true
 		}
 	}
 	return freeze.Collect(ctx, r.client, owner(profile), keep)
