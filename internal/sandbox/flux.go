@@ -108,6 +108,9 @@ func (l layout) startSourceController(ctx context.Context, fluxBin string, log l
 		st.Processes = append(st.Processes, p)
 	}
 	log.V(1).Info("starting", "component", p.Name)
+	if err := os.MkdirAll(l.fluxStorage(), 0o755); err != nil {
+		return err
+	}
 	if err := waitPortsFree(ctx, p); err != nil {
 		return err
 	}
@@ -132,7 +135,7 @@ func (l layout) sourceController(fluxBin string, storagePort, healthPort int) *p
 		Env: []string{"KUBECONFIG=" + l.kubeconfig(ManagementCluster)},
 		Args: []string{
 			filepath.Join(fluxBin, SourceControllerName),
-			"--storage-path=" + filepath.Join(l.dir, "flux-storage"),
+			"--storage-path=" + l.fluxStorage(),
 			"--storage-addr=" + storage,
 			// status.artifact.url names this address, which the controller downloads from.
 			"--storage-adv-addr=" + storage,
@@ -142,6 +145,9 @@ func (l layout) sourceController(fluxBin string, storagePort, healthPort int) *p
 			"--log-encoding=console",
 		}}
 }
+
+// fluxStorage is where source-controller keeps its artifacts.
+func (l layout) fluxStorage() string { return filepath.Join(l.dir, "flux-storage") }
 
 // SourceControllerURL is the base URL of the artifact server of the sandbox in dir, or "" when it
 // runs no source-controller.
