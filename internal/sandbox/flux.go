@@ -61,7 +61,7 @@ func FindFluxBin() (string, error) {
 			return filepath.Abs(c)
 		}
 	}
-	return "", errors.New("Flux's source-controller is not built: run `make flux` (or set STAGECOACH_FLUX_BIN)")
+	return "", errors.New("the Flux source-controller is not built: run `make flux` (or set STAGECOACH_FLUX_BIN)")
 }
 
 // startSourceController runs Flux's source-controller against the management cluster, after

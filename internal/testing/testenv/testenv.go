@@ -49,8 +49,8 @@ var Fleet *sandbox.Fleet
 // options started Fleet; Recover starts it again with them.
 var options sandbox.Options
 
-// SourceController, set before Main or MainWithController, runs Flux's source-controller beside
-// the fleet's management cluster (built by `make flux`), so that tests create Flux sources.
+// SourceController runs Flux's source-controller, when set before Main or MainWithController,
+// beside the fleet's management cluster (built by `make flux`), so that tests create Flux sources.
 var SourceController bool
 
 // Recover restarts whatever process of the fleet is no longer running (see sandbox.Kill).
