@@ -38,78 +38,116 @@ import (
 // artifact comes from the version's frozen copy (package freeze), or, when the reference is not
 // frozen, from source-controller, as status.artifact names it.
 
-// fluxPolicySource reads a Flux source reference's manifests.
-func fluxPolicySource(ctx context.Context, c client.Reader, ref configv1beta1.PolicyRef, clusterNamespace string,
-	copies map[freeze.Ref]string) (Source, error) {
-	src := Source{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+// Artifact is a Flux source's artifact as a summary reads it, unpacked: for policyRefs here, and
+// for any other feature that reads a tree of files from a Flux source (Kustomize).
+type Artifact struct {
+	// Source names the Flux source (never the copy), with its Revision and Annotations; its
+	// Data is unset.
+	Source
+	Files fluxsource.Files
+}
+
+// ReadArtifact reads the artifact a reference names: a Flux source (kind GitRepository,
+// OCIRepository or Bucket; an empty namespace is the cluster's), from the copy the summary's
+// frozenContent names for it, or from source-controller when it has none; or, with kind
+// ConfigMap, the frozen copy of an artifact itself, as a promotion's stage profiles name it.
+// It returns nil for an optional source that does not exist.
+func ReadArtifact(ctx context.Context, c client.Reader, kind, namespace, name string, optional bool, cs *configv1beta1.ClusterSummary) (*Artifact, error) {
+	src := Source{Kind: kind, Namespace: namespace, Name: name}
 	if src.Namespace == "" {
-		src.Namespace = clusterNamespace
+		src.Namespace = cs.Spec.ClusterNamespace
 	}
-	if name, ok := copies[freeze.Ref{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name}]; ok {
+	copyName := ""
+	switch {
+	case kind == "ConfigMap":
+		copyName = name
+	case fluxsource.IsKind(kind):
+		copyName = freeze.Decode(cs.Spec.FrozenContent)[freeze.Ref{Kind: kind, Namespace: src.Namespace, Name: name}]
+	default:
+		return nil, permanent(fmt.Errorf("%s: kind %q is not a Flux source", src, kind))
+	}
+	if copyName != "" {
 		cm := &corev1.ConfigMap{}
-		err := c.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: name}, cm)
+		err := c.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
 		if err == nil {
 			if _, ok := freeze.IsArtifactCopy(cm); ok {
-				return artifactCopySource(src, cm, ref.Path)
+				return artifactOfCopy(src, cm)
 			}
 		} else if !apierrors.IsNotFound(err) {
-			return src, fmt.Errorf("reading the copy of %s: %w", src, err)
+			return nil, fmt.Errorf("reading the copy of %s: %w", src, err)
+		}
+		if kind == "ConfigMap" {
+			return nil, permanent(fmt.Errorf("%s is not the frozen artifact of a Flux source", src))
 		}
 	}
+	return liveArtifact(ctx, c, src, optional)
+}
+
+// liveArtifact downloads a Flux source's artifact from source-controller.
+func liveArtifact(ctx context.Context, c client.Reader, src Source, optional bool) (*Artifact, error) {
 	obj, a, err := fluxsource.Get(ctx, c, fluxsource.Ref{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name})
 	switch {
 	case apierrors.IsNotFound(err):
-		if ref.Optional {
-			return src, nil
+		if optional {
+			return nil, nil
 		}
 		// Not permanent: the user may well create it next.
-		return src, fmt.Errorf("%s does not exist", src)
+		return nil, fmt.Errorf("%s does not exist", src)
 	case meta.IsNoMatchError(err):
-		return src, fmt.Errorf("%s: the management cluster does not serve %s; install Flux's source-controller", src, src.Kind)
+		return nil, fmt.Errorf("%s: the management cluster does not serve %s; install Flux's source-controller", src, src.Kind)
 	case err != nil:
 		// No artifact yet comes here too: source-controller may still fetch it.
-		return src, err
+		return nil, err
 	}
 	tarball, err := fluxsource.Fetcher{}.Download(ctx, src.String(), a)
 	var tooLarge *fluxsource.TooLargeError
 	if errors.As(err, &tooLarge) {
-		return src, permanent(err)
+		return nil, permanent(err)
 	}
 	if err != nil {
-		return src, err
+		return nil, err
 	}
-	return artifactSource(src, tarball, a.Revision, sveltosAnnotations(obj.GetAnnotations()), ref.Path)
+	return unpack(src, tarball, a.Revision, sveltosAnnotations(obj.GetAnnotations()))
 }
 
-// artifactCopySource reads the manifests of a frozen artifact. src names the source the copy
-// was made of (a promotion's stage profiles refer to the copy itself).
-func artifactCopySource(src Source, cm *corev1.ConfigMap, path string) (Source, error) {
+// artifactOfCopy unpacks a frozen artifact, named after the source it was copied from.
+func artifactOfCopy(src Source, cm *corev1.ConfigMap) (*Artifact, error) {
 	if from, ok := freeze.IsArtifactCopy(cm); ok {
 		kind, nsName, _ := strings.Cut(from, " ")
 		ns, name, _ := strings.Cut(nsName, "/")
 		src.Kind, src.Namespace, src.Name = kind, ns, name
 	}
-	return artifactSource(src, cm.BinaryData[freeze.ArtifactKey], cm.Data[freeze.RevisionKey], sveltosAnnotations(cm.Annotations), path)
+	return unpack(src, cm.BinaryData[freeze.ArtifactKey], cm.Data[freeze.RevisionKey], sveltosAnnotations(cm.Annotations))
 }
 
-// artifactSource unpacks a tarball and keeps the manifests under path.
-func artifactSource(src Source, tarball []byte, revision string, annotations map[string]string, path string) (Source, error) {
-	src.Revision, src.Annotations, src.artifact = revision, annotations, nil
+func unpack(src Source, tarball []byte, revision string, annotations map[string]string) (*Artifact, error) {
+	src.Revision, src.Annotations = revision, annotations
+	files, err := fluxsource.Extract(tarball)
+	if err != nil {
+		return nil, permanent(fmt.Errorf("%s revision %s: %w", src, revision, err))
+	}
+	return &Artifact{Source: src, Files: files}, nil
+}
+
+// fluxPolicySource reads the manifests under a policyRef's path in a Flux source's artifact.
+func fluxPolicySource(ctx context.Context, c client.Reader, ref configv1beta1.PolicyRef, cs *configv1beta1.ClusterSummary) (Source, error) {
+	src := Source{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
+	a, err := ReadArtifact(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, cs)
+	if err != nil || a == nil {
+		return src, err
+	}
+	src = a.Source
 	// Hook for the template step: Sveltos instantiates each file of a Flux source annotated
 	// projectsveltos.io/template (or runs it as Lua with projectsveltos.io/lua), with path itself
 	// a template. Until that is wired here, such sources are refused rather than deployed raw.
-	for _, a := range []string{libv1beta1.PolicyTemplateAnnotation, libv1beta1.PolicyLuaAnnotation} {
-		if _, ok := annotations[a]; ok {
-			return src, permanent(fmt.Errorf("%s is annotated %s: templates in Flux sources are not supported by Stagecoach yet", src, a))
+	for _, an := range []string{libv1beta1.PolicyTemplateAnnotation, libv1beta1.PolicyLuaAnnotation} {
+		if _, ok := src.Annotations[an]; ok {
+			return src, permanent(fmt.Errorf("%s is annotated %s: templates in Flux sources are not supported by Stagecoach yet", src, an))
 		}
 	}
-	files, err := fluxsource.Extract(tarball)
+	sub, err := a.Files.Sub(ref.Path)
 	if err != nil {
-		return src, permanent(fmt.Errorf("%s revision %s: %w", src, revision, err))
-	}
-	sub, err := files.Sub(path)
-	if err != nil {
-		return src, permanent(fmt.Errorf("%s revision %s: %w", src, revision, err))
+		return src, permanent(fmt.Errorf("%s revision %s: %w", src, src.Revision, err))
 	}
 	src.Data = sub.Manifests()
 	return src, nil

@@ -69,8 +69,9 @@ type Source struct {
 	// Annotations are a Flux source's projectsveltos.io/ annotations (template, lua).
 	Annotations map[string]string `json:",omitempty"`
 
-	// artifact is the frozen copy of a Flux source's artifact that a ConfigMap reference names.
-	artifact *corev1.ConfigMap
+	// artifact is set when a ConfigMap reference names the frozen copy of a Flux source's
+	// artifact, which fluxPolicySource reads.
+	artifact bool
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -114,7 +115,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
 			if _, ok := freeze.IsArtifactCopy(cm); ok {
-				src.artifact = cm
+				src.artifact = true
 				return src, nil
 			}
 			src.Data = map[string][]byte{}
@@ -166,12 +167,12 @@ func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.Clust
 			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
 		case fluxsource.IsKind(ref.Kind):
-			src, err = fluxPolicySource(ctx, c, ref, cs.Spec.ClusterNamespace, copies)
+			src, err = fluxPolicySource(ctx, c, ref, cs)
 		default:
 			src, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, cs.Spec.ClusterNamespace, copies)
-			if err == nil && src.artifact != nil {
+			if err == nil && src.artifact {
 				// A promotion's stage refers to the frozen artifact of a Flux source itself.
-				src, err = artifactCopySource(src, src.artifact, ref.Path)
+				src, err = fluxPolicySource(ctx, c, ref, cs)
 			}
 		}
 		if err != nil {
