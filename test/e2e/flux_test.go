@@ -122,6 +122,57 @@ func TestFluxGitRepositoryPromotion(t *testing.T) {
 	waitReady(t, p.Name)
 }
 
+// TestFluxGitRepositoryProfile: a plain ClusterProfile reading a GitRepository path deploys each
+// new commit, from the artifact its summaries have frozen.
+func TestFluxGitRepositoryProfile(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-flux-profile"
+	ctx, c := t.Context(), testenv.Client(t)
+	git, err := gitserver.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = git.Close() })
+	commit := func(value string) string {
+		t.Helper()
+		sha, err := git.Commit(ctx, "manifests", "main", value, map[string][]byte{"settings.yaml": []byte(configMapManifest(ns, "settings", value))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha
+	}
+	first := commit("one")
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manifests"}, Spec: sourcev1.GitRepositorySpec{
+		URL: git.RepoURL("manifests"), Interval: metav1.Duration{Duration: time.Hour},
+		Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
+	}}
+	if err := c.Create(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	waitArtifact(t, repo, first)
+
+	p := sveltosProfile(ns, map[string]string{"env": "qa"})
+	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "manifests"}}
+	createProfile(t, p)
+	expectValue(t, "qa", ns, "settings", "one")
+	cs, err := summary(ctx, t, p.Name, "qa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := cs.Spec.FrozenContent["GitRepository "+ns+"/manifests"]; name == "" {
+		t.Errorf("the summary's frozenContent %v names no copy of the artifact", cs.Spec.FrozenContent)
+	}
+
+	second := commit("two")
+	requestReconcile(t, repo)
+	waitArtifact(t, repo, second)
+	expectValue(t, "qa", ns, "settings", "two")
+}
+
 // waitArtifact waits until source-controller has the artifact of the commit.
 func waitArtifact(t *testing.T, repo *sourcev1.GitRepository, commit string) {
 	t.Helper()
