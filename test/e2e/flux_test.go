@@ -33,7 +33,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/gitserver"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -171,6 +173,45 @@ func TestFluxGitRepositoryProfile(t *testing.T) {
 	requestReconcile(t, repo)
 	waitArtifact(t, repo, second)
 	expectValue(t, "qa", ns, "settings", "two")
+}
+
+// TestFluxOCIRepositoryArtifact reads, as a profile would, the artifact the real source-controller
+// makes of an OCI artifact in the local registry: the cert-manager chart's layer, whose crds/
+// directory holds plain manifests.
+func TestFluxOCIRepositoryArtifact(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-flux-oci"
+	ctx, c := t.Context(), testenv.Client(t)
+	registry, stop, err := chartrepo.ServeOCI(ctx, "../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	repo := &sourcev1.OCIRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cert-manager"}, Spec: sourcev1.OCIRepositorySpec{
+		URL: registry + "/cert-manager", Reference: &sourcev1.OCIRepositoryRef{Tag: "v1.19.1"}, Insecure: true,
+		LayerSelector: &sourcev1.OCILayerSelector{MediaType: "application/vnd.cncf.helm.chart.content.v1.tar+gzip", Operation: sourcev1.OCILayerExtract},
+		Interval:      metav1.Duration{Duration: time.Hour},
+	}}
+	if err := c.Create(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	cs := &configv1beta1.ClusterSummary{}
+	ref := configv1beta1.PolicyRef{Kind: sourcev1.OCIRepositoryKind, Namespace: ns, Name: repo.Name, Path: "cert-manager/crds"}
+	cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{ref}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		sources, err := render.PolicySources(ctx, c, cs)
+		if err != nil {
+			return err
+		}
+		if got := sources[0]; !strings.HasPrefix(got.Revision, "v1.19.1@sha256:") || len(got.Data) != 3 || got.Data["certificates.yaml"] == nil {
+			return fmt.Errorf("%s at %q with %d files; want the chart's three CRDs at v1.19.1", got, got.Revision, len(got.Data))
+		}
+		return nil
+	})
 }
 
 // waitArtifact waits until source-controller has the artifact of the commit.
