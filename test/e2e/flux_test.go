@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"strings"
 	"testing"
@@ -29,11 +30,13 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/render"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/gitserver"
@@ -212,6 +215,60 @@ func TestFluxOCIRepositoryArtifact(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestFluxArtifactTooLarge: a source whose artifact is above the size limit stalls the profile
+// with a message naming the source and the limit, and nothing is deployed.
+func TestFluxArtifactTooLarge(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-flux-large"
+	ctx, c := t.Context(), testenv.Client(t)
+	git, err := gitserver.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = git.Close() })
+	noise := make([]byte, fluxsource.MaxArtifactSize+64<<10) // random bytes do not compress
+	if _, err := rand.Read(noise); err != nil {
+		t.Fatal(err)
+	}
+	sha, err := git.Commit(ctx, "large", "main", "large", map[string][]byte{
+		"settings.yaml": []byte(configMapManifest(ns, "settings", "one")), "noise.bin": noise,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "large"}, Spec: sourcev1.GitRepositorySpec{
+		URL: git.RepoURL("large"), Interval: metav1.Duration{Duration: time.Hour}, Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
+	}}
+	if err := c.Create(ctx, repo); err != nil {
+		t.Fatal(err)
+	}
+	waitArtifact(t, repo, sha)
+
+	p := sveltosProfile(ns, map[string]string{"env": "qa"})
+	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "large"}}
+	createProfile(t, p)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterProfile{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		stalled := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.ProfileStalledCondition)
+		if stalled == nil || stalled.Status != metav1.ConditionTrue || !strings.Contains(stalled.Message, "GitRepository "+ns+"/large") ||
+			!strings.Contains(stalled.Message, "at most 768 KiB") {
+			return fmt.Errorf("Stalled condition %+v", stalled)
+		}
+		return nil
+	})
+	testenv.ExpectEvent(t, timeout, c, p, "InvalidSpec")
+	if _, err := managed(t, "qa").CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the source's manifests were deployed (%v)", err)
+	}
 }
 
 // waitArtifact waits until source-controller has the artifact of the commit.

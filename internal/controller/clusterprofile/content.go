@@ -18,12 +18,14 @@ package clusterprofile
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
@@ -35,6 +37,13 @@ func owner(profile *configv1beta1.ClusterProfile) freeze.Owner {
 // that a content edit is a change of their spec, rolled out as maxUpdate allows.
 func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
 	frozen, err := r.freezeContent(ctx, ps.profile)
+	var tooLarge *fluxsource.TooLargeError
+	if errors.As(err, &tooLarge) {
+		// A Flux source's artifact that cannot be kept: no retry helps, a new artifact does.
+		ps.invalid = err.Error()
+		r.warnInvalid(ps.profile, ps.invalid)
+		return errHalt
+	}
 	if err != nil {
 		return err
 	}
