@@ -148,22 +148,3 @@ func (l layout) sourceController(fluxBin string, storagePort, healthPort int) *p
 
 // fluxStorage is where source-controller keeps its artifacts.
 func (l layout) fluxStorage() string { return filepath.Join(l.dir, "flux-storage") }
-
-// SourceControllerURL is the base URL of the artifact server of the sandbox in dir, or "" when it
-// runs no source-controller.
-func SourceControllerURL(dir string) string {
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	st, err := loadState(layout{dir: dir}.stateFile())
-	if err != nil {
-		return ""
-	}
-	for _, p := range st.Processes {
-		if p.Name == SourceControllerName && len(p.Ports) > 0 {
-			return "http://127.0.0.1:" + itoa(p.Ports[0])
-		}
-	}
-	return ""
-}
