@@ -4,6 +4,7 @@ SHELL := /usr/bin/env bash
 
 BIN          := $(CURDIR)/bin
 KUBE_BIN     := $(BIN)/kube
+FLUX_BIN     := $(BIN)/flux
 CONTROLLER_GEN := go tool -modfile=hack/tools/go.mod controller-gen
 GOLANGCI_LINT  := go tool -modfile=hack/tools/go.mod golangci-lint
 
@@ -49,7 +50,7 @@ test-image: ## Build the image, push it to a loopback registry and run the binar
 # -count=1: the test cache is shared between clones, and a cached pass says nothing of the sandbox
 # today. The dashboard's test drives a headless Chromium, which it may not do without: make browser.
 .PHONY: test-e2e
-test-e2e: kube browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
+test-e2e: kube flux browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
 	STAGECOACH_REQUIRE_BROWSER=1 go test -count=1 -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
 
 .PHONY: browser
@@ -69,7 +70,7 @@ DEMO_DIR   ?= $(CURDIR)/.demo
 DEMO_FLAGS ?=
 
 .PHONY: demo
-demo: build kube ## Run the guided demo: a sandbox fleet and a promotion through dev, staging and prod (DEMO_FLAGS=--unattended to run it without asking).
+demo: build kube flux ## Run the guided demo: a sandbox fleet and a promotion through dev, staging and prod (DEMO_FLAGS=--unattended to run it without asking).
 	$(BIN)/stagecoach demo --dir $(DEMO_DIR) $(DEMO_FLAGS)
 
 .PHONY: demo-down
@@ -157,3 +158,11 @@ $(KUBE_BIN)/kwok-stages.yaml: kube-commands hack/kube/go.mod
 	for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
 	         pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do \
 	  echo '---'; cat "$$dir/$$f"; done > $@
+
+# Flux's source-controller, for the Flux sources (GitRepository, OCIRepository, Bucket) that
+# profiles read; its CRDs ship in its module, where the build reads them.
+.PHONY: flux
+flux: ## Build Flux's source-controller into bin/flux/, with the Flux source CRDs of its module, for the sandbox.
+	cd hack/flux && go build -ldflags '-s -w' -o $(FLUX_BIN)/ github.com/fluxcd/source-controller
+	@dir=$$(cd hack/flux && go list -m -f '{{.Dir}}' github.com/fluxcd/source-controller)/config/crd/bases; \
+	mkdir -p $(FLUX_BIN)/crds && rm -f $(FLUX_BIN)/crds/*.yaml && cp "$$dir"/*.yaml $(FLUX_BIN)/crds/ && chmod 644 $(FLUX_BIN)/crds/*.yaml

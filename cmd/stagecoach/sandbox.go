@@ -96,6 +96,8 @@ Run it again on the same DIR after a crash or reboot to restart what stopped.`,
 	cmd.Flags().BoolVar(&foreground, "foreground", false, "stay attached and stop the sandbox on Ctrl-C")
 	cmd.Flags().StringVar(&opts.KubeBinDir, "kube-bin", "", "directory of the Kubernetes components (default: found from `make kube`)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Minute, "how long to wait for the clusters to be ready")
+	cmd.Flags().BoolVar(&opts.SourceController, "source-controller", false, "also run Flux's source-controller against the management cluster, with the Flux source CRDs (built by `make flux`)")
+	cmd.Flags().StringVar(&opts.FluxBinDir, "flux-bin", "", "directory of source-controller and its CRDs (default: found from `make flux`)")
 	_ = cmd.MarkFlagRequired("dir")
 	return cmd
 }

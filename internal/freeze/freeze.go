@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
 )
 
@@ -84,10 +85,12 @@ type Ref struct{ Kind, Namespace, Name string }
 func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // Content is a referenced object as read; Object is nil when it does not exist (it is then
-// read live, and reported by whoever deploys it).
+// read live, and reported by whoever deploys it). For a Flux source, Artifact is set instead,
+// unless the source has no artifact yet.
 type Content struct {
 	Ref
-	Object client.Object
+	Object   client.Object
+	Artifact *Artifact
 }
 
 // UnservedError is a reference to an object of a kind the management cluster does not serve
@@ -117,6 +120,14 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 			ct := Content{Ref: ref}
 			if u != nil {
 				ct.Object = u
+			}
+			out = append(out, ct)
+			continue
+		}
+		if fluxsource.IsKind(ref.Kind) {
+			ct, err := readArtifact(ctx, c, ref)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, ct)
 			continue
@@ -182,6 +193,17 @@ func kept(obj client.Object) map[string]string {
 	return out
 }
 
+// contentPayload is what identifies a content: its payload, or for a Flux source its artifact.
+func contentPayload(ct Content) any {
+	if ct.Artifact != nil {
+		return ct.Artifact
+	}
+	if ct.Object != nil {
+		return payload(ct.Object)
+	}
+	return nil
+}
+
 func sum(v any) []byte {
 	data, _ := json.Marshal(v) // maps of strings and bytes: cannot fail
 	s := sha256.Sum256(data)
@@ -196,11 +218,7 @@ func Digest(contents []Content) []byte {
 	}
 	entries := make([]entry, 0, len(contents))
 	for _, ct := range contents {
-		e := entry{Ref: ct.Ref}
-		if ct.Object != nil {
-			e.Payload = payload(ct.Object)
-		}
-		entries = append(entries, e)
+		entries = append(entries, entry{Ref: ct.Ref, Payload: contentPayload(ct)})
 	}
 	return sum(entries)
 }
@@ -212,7 +230,7 @@ func copyName(ct Content, owner Owner) string {
 	suffix := "-" + hex.EncodeToString(sum(struct {
 		Owner   map[string]string `json:"owner"`
 		Payload any               `json:"payload"`
-	}{owner.labels(), payload(ct.Object)}))[:10]
+	}{owner.labels(), contentPayload(ct)}))[:10]
 	const maxName = 253
 	return strings.TrimRight(ct.Name[:min(len(ct.Name), maxName-len(suffix))], "-.") + suffix
 }
@@ -223,6 +241,14 @@ func copyName(ct Content, owner Owner) string {
 func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, contents []Content) (map[Ref]string, error) {
 	names := map[Ref]string{}
 	for _, ct := range contents {
+		if ct.Artifact != nil {
+			name, err := ensureArtifact(ctx, c, scheme, owner, ct)
+			if err != nil {
+				return nil, err
+			}
+			names[ct.Ref] = name
+			continue
+		}
 		if ct.Object == nil || IsCopy(ct.Object) || isObjectCopy(ct.Object) {
 			continue
 		}

@@ -92,8 +92,8 @@ func TestFreezeSpec(t *testing.T) {
 		PatchesFrom: []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "p", Name: "patches"}},
 	}
 	refs := SpecRefs(spec)
-	if len(refs) != 5 {
-		t.Fatalf("refs %v: the reference without a namespace and the Flux source are read live", refs)
+	if len(refs) != 6 {
+		t.Fatalf("refs %v: the reference without a namespace is read live, and every other one frozen", refs)
 	}
 	shared := *spec // shares its lists, as a spec made from a promotion's profileSpec does
 	names := map[Ref]string{}
@@ -103,7 +103,7 @@ func TestFreezeSpec(t *testing.T) {
 	FreezeSpec(spec, names)
 	if spec.PolicyRefs[0].Name != "a-0123456789" || spec.PolicyRefs[1].Name != "per-cluster" || spec.HelmCharts[0].ValuesFrom[0].Name != "s-0123456789" ||
 		spec.KustomizationRefs[0].Name != "tarball-0123456789" || spec.KustomizationRefs[0].ValuesFrom[0].Name != "values-0123456789" ||
-		spec.KustomizationRefs[1].Name != "repo" || spec.PatchesFrom[0].Name != "patches-0123456789" {
+		spec.KustomizationRefs[1].Kind != "ConfigMap" || spec.KustomizationRefs[1].Name != "repo-0123456789" || spec.PatchesFrom[0].Name != "patches-0123456789" {
 		t.Errorf("frozen spec %+v", spec)
 	}
 	if shared.PolicyRefs[0].Name != "a" || shared.HelmCharts[0].ValuesFrom[0].Name != "s" || shared.KustomizationRefs[0].Name != "tarball" ||

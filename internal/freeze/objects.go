@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 )
 
 // Objects that templateResourceRefs name may be of any kind, and may hold secrets. Their copy
@@ -55,11 +56,15 @@ func (r Ref) GroupVersionKind() schema.GroupVersionKind {
 	return schema.FromAPIVersionAndKind(r.Kind[:i], r.Kind[i+1:])
 }
 
-// Copy is the reference to the copy of r called name: a Secret for an object ref.
+// Copy is the reference to the copy of r called name: a Secret for an object ref, a ConfigMap
+// for a Flux source's artifact, and the same kind for a ConfigMap or Secret.
 func (r Ref) Copy(name string) Ref {
 	kind := r.Kind
-	if r.IsObject() {
+	switch {
+	case r.IsObject():
 		kind = "Secret"
+	case fluxsource.IsKind(r.Kind):
+		kind = "ConfigMap"
 	}
 	return Ref{Kind: kind, Namespace: r.Namespace, Name: name}
 }

@@ -26,13 +26,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 )
 
-// SpecRefs lists what a profile spec reads: the ConfigMaps and Secrets of policyRefs, helmCharts
-// valuesFrom, kustomizationRefs and their valuesFrom and patchesFrom, and the objects of
-// templateResourceRefs. References without a namespace mean the namespace of each cluster, and
-// references whose name or namespace is a template mean an object per cluster: neither can be
-// copied once for all clusters, and both are read live; so are references of other kinds.
+// SpecRefs lists what a profile spec reads: the ConfigMaps, Secrets and Flux sources of
+// policyRefs, the ConfigMaps and Secrets of helmCharts valuesFrom, kustomizationRefs and their
+// valuesFrom and patchesFrom, and the objects of templateResourceRefs. References without a
+// namespace mean the namespace of each cluster, and references whose name or namespace is a
+// template mean an object per cluster: neither can be copied once for all clusters, and both
+// are read live; so are references of other kinds.
 func SpecRefs(spec *configv1beta1.Spec) []Ref {
 	var refs []Ref
 	for _, r := range spec.PolicyRefs {
@@ -103,18 +105,19 @@ func PolicyRefs(policyRefs []configv1beta1.PolicyRef) []Ref {
 }
 
 func appendRef(refs []Ref, kind, namespace, name string) []Ref {
-	if (kind == "ConfigMap" || kind == "Secret") && namespace != "" && name != "" && !IsTemplated(namespace) && !IsTemplated(name) {
+	if (kind == "ConfigMap" || kind == "Secret" || fluxsource.IsKind(kind)) && namespace != "" && name != "" && !IsTemplated(namespace) && !IsTemplated(name) {
 		refs = append(refs, Ref{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return refs
 }
 
-// FrozenPolicyRefs points policy references at the copies in names.
+// FrozenPolicyRefs points policy references at the copies in names. A Flux source's reference
+// becomes one to the ConfigMap holding its artifact, with its path kept.
 func FrozenPolicyRefs(refs []configv1beta1.PolicyRef, names map[Ref]string) []configv1beta1.PolicyRef {
 	out := slices.Clone(refs)
 	for i, r := range out {
 		if n, ok := names[Ref{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}]; ok {
-			out[i].Name = n
+			out[i].Kind, out[i].Name = Ref{Kind: r.Kind}.Copy(n).Kind, n
 		}
 	}
 	return out
@@ -132,7 +135,7 @@ func FreezeSpec(spec *configv1beta1.Spec, names map[Ref]string) {
 	for i := range spec.KustomizationRefs {
 		k := &spec.KustomizationRefs[i]
 		if n, ok := names[Ref{Kind: k.Kind, Namespace: k.Namespace, Name: k.Name}]; ok {
-			k.Name = n
+			k.Kind, k.Name = Ref{Kind: k.Kind}.Copy(n).Kind, n
 		}
 		k.ValuesFrom = frozenValuesFrom(k.ValuesFrom, names)
 	}

@@ -27,6 +27,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 )
 
@@ -42,10 +43,31 @@ type Kustomization struct {
 	Source Source
 	// ValuesFrom are the sources of the ref's valuesFrom, in order.
 	ValuesFrom []Source
+	// Files are a Flux source's artifact, the Source naming it with its revision; nil for a
+	// ConfigMap or Secret, whose tarball is in the Source's data.
+	Files kustomize.Files `json:"-"`
 }
 
-// Kustomizations reads the ConfigMaps and Secrets of the summary's kustomizationRefs and of
-// their valuesFrom, in order. Flux sources and remote URLs are refused by name.
+// readArtifact reads the artifact of a kustomizationRef to a Flux source.
+func (k *Kustomization) readArtifact(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) error {
+	a, err := ReadArtifact(ctx, c, k.Ref.Kind, k.Ref.Namespace, k.Ref.Name, k.Ref.Optional, cs)
+	if err != nil {
+		return err
+	}
+	if a == nil {
+		k.Source = Source{Kind: k.Ref.Kind, Namespace: k.Ref.Namespace, Name: k.Ref.Name} // optional and absent
+		return nil
+	}
+	k.Source, k.Files = a.Source, kustomize.Files(a.Files)
+	if k.Files == nil {
+		k.Files = kustomize.Files{}
+	}
+	return nil
+}
+
+// Kustomizations reads what the summary's kustomizationRefs name (a ConfigMap or Secret holding a
+// tarball, or a Flux source's artifact) and their valuesFrom, in order. Remote URLs are refused
+// by name.
 func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Kustomization, error) {
 	in := newInstantiator(ctx, c, cs)
 	var out []Kustomization
@@ -54,14 +76,23 @@ func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.Clus
 		case ref.RemoteURL != nil:
 			return nil, permanent(fmt.Errorf("kustomizationRef remoteURL %s: remote URLs are not supported by Stagecoach yet; "+
 				"put the kustomization in a ConfigMap or Secret under key %s", ref.RemoteURL.URL, KustomizeKey))
-		case ref.Kind != "ConfigMap" && ref.Kind != "Secret":
-			return nil, permanent(fmt.Errorf("kustomizationRef %s %s/%s: Flux sources (GitRepository, OCIRepository, Bucket) are not "+
-				"supported by Stagecoach yet; put the kustomization in a ConfigMap or Secret under key %s", ref.Kind, ref.Namespace, ref.Name, KustomizeKey))
+		case ref.Kind != "ConfigMap" && ref.Kind != "Secret" && !fluxsource.IsKind(ref.Kind):
+			return nil, permanent(fmt.Errorf("kustomizationRef %s %s/%s: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket references are supported",
+				ref.Kind, ref.Namespace, ref.Name))
 		}
 		k := Kustomization{Ref: ref}
 		var err error
-		if k.Source, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, false, in); err != nil {
+		if !fluxsource.IsKind(ref.Kind) {
+			k.Source, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, false, in)
+		}
+		if err != nil {
 			return nil, err
+		}
+		if fluxsource.IsKind(ref.Kind) || k.Source.artifact {
+			// A Flux source, or the frozen copy of its artifact a promotion's stage names.
+			if err := k.readArtifact(ctx, c, cs); err != nil {
+				return nil, err
+			}
 		}
 		for _, vf := range ref.ValuesFrom {
 			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
@@ -86,17 +117,12 @@ func KustomizeRequests(cs *configv1beta1.ClusterSummary, ks []Kustomization, pat
 	spec := &cs.Spec.ClusterProfileSpec
 	remote, local = baseRequests(cs, libv1beta1.FeatureKustomize)
 	for _, k := range ks {
-		if k.Source.Data == nil {
-			continue // an optional object that doesn't exist
-		}
-		data, ok := k.Source.Data[KustomizeKey]
-		if !ok {
-			return remote, local, permanent(fmt.Errorf("%s has no key %s: a kustomizationRef's ConfigMap or Secret holds its kustomization as a tarball under that key",
-				k.Source, KustomizeKey))
-		}
-		files, err := kustomize.ReadTarball(data)
+		files, err := k.files()
 		if err != nil {
-			return remote, local, permanent(fmt.Errorf("%s key %s: %w", k.Source, KustomizeKey, err))
+			return remote, local, err
+		}
+		if files == nil {
+			continue // an optional object that doesn't exist
 		}
 		objs, err := KustomizeObjects(k.Source.String(), files, k, patches, inst)
 		if err != nil {
@@ -113,6 +139,24 @@ func KustomizeRequests(cs *configv1beta1.ClusterSummary, ks []Kustomization, pat
 		}
 	}
 	return remote, local, nil
+}
+
+// files are the kustomization's files: a Flux source's artifact, or the tarball of a ConfigMap
+// or Secret; nil for an optional one that does not exist.
+func (k *Kustomization) files() (kustomize.Files, error) {
+	if k.Files != nil || k.Source.Data == nil {
+		return k.Files, nil
+	}
+	data, ok := k.Source.Data[KustomizeKey]
+	if !ok {
+		return nil, permanent(fmt.Errorf("%s has no key %s: a kustomizationRef's ConfigMap or Secret holds its kustomization as a tarball under that key",
+			k.Source, KustomizeKey))
+	}
+	files, err := kustomize.ReadTarball(data)
+	if err != nil {
+		return nil, permanent(fmt.Errorf("%s key %s: %w", k.Source, KustomizeKey, err))
+	}
+	return files, nil
 }
 
 // KustomizeObjects builds one kustomization from its files, wherever they come from (a

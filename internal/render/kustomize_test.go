@@ -172,7 +172,8 @@ func TestKustomizeRequests(t *testing.T) {
 		{name: "no tarball key", refs: []configv1beta1.KustomizationRef{kref("no-key")}, wantErr: "ConfigMap default/no-key has no key kustomize.tar.gz"},
 		{name: "a value missing", refs: []configv1beta1.KustomizationRef{{Kind: "ConfigMap", Namespace: "default", Name: "app", Path: "base", Values: map[string]string{"A": "x"}}},
 			wantErr: "substituting values in ConfigMap settings"},
-		{name: "a Flux source", refs: []configv1beta1.KustomizationRef{{Kind: "OCIRepository", Namespace: "f", Name: "r"}}, wantErr: "kustomizationRef OCIRepository f/r: Flux sources"},
+		{name: "a kind that holds no kustomization", refs: []configv1beta1.KustomizationRef{{Kind: "Deployment", Namespace: "f", Name: "r"}},
+			wantErr: "kustomizationRef Deployment f/r: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket"},
 		{name: "a remote URL", refs: []configv1beta1.KustomizationRef{{RemoteURL: &configv1beta1.RemoteKustomizeURL{URL: "https://example.com/k.tgz"}}}, wantErr: "remote URLs are not supported"},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
@@ -58,7 +59,8 @@ func SummaryOwner(cs *configv1beta1.ClusterSummary, id libv1beta1.FeatureID) str
 	return fmt.Sprintf("ClusterSummary %s/%s:%s", cs.Namespace, cs.Name, id)
 }
 
-// Source is the content of a ConfigMap or Secret a profile refers to: its data, key by key.
+// Source is the content of a ConfigMap, Secret or Flux source a profile refers to: its data,
+// key by key (for a Flux source, the manifests under the reference's path, by file path).
 type Source struct {
 	Kind, Namespace, Name string
 	// Data is nil when an optional object does not exist.
@@ -69,6 +71,12 @@ type Source struct {
 	Lua      bool `json:"-"`
 	// Annotations of the object, which say how its content is read (a template, for one).
 	Annotations map[string]string `json:"-"`
+	// Revision is a Flux source's artifact revision, e.g. "main@sha1:<commit>".
+	Revision string `json:",omitempty"`
+
+	// artifact is set when a ConfigMap reference names the frozen copy of a Flux source's
+	// artifact, which fluxPolicySource reads.
+	artifact bool
 }
 
 // String names the source: "ConfigMap namespace/name".
@@ -115,6 +123,10 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	case "ConfigMap":
 		cm := &corev1.ConfigMap{}
 		if err = get(cm); err == nil {
+			if _, ok := freeze.IsArtifactCopy(cm); ok {
+				src.artifact = true
+				return src, nil
+			}
 			annotations(cm)
 			src.Data, src.Annotations = map[string][]byte{}, cm.Annotations
 			for k, v := range cm.Data {
@@ -153,18 +165,29 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	return src, nil
 }
 
-// PolicySources fetches every ConfigMap and Secret the summary's policyRefs name, in order.
-// The content of those annotated projectsveltos.io/template is instantiated for the cluster,
-// key by key; content made by a Lua script (projectsveltos.io/lua) is refused.
+// PolicySources fetches the content of every ConfigMap, Secret and Flux source the summary's
+// policyRefs name, in order. The content of ConfigMaps and Secrets annotated
+// projectsveltos.io/template is instantiated for the cluster, key by key; content made by a Lua
+// script (projectsveltos.io/lua) is refused.
 func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Source, error) {
 	var out []Source
 	in := newInstantiator(ctx, c, cs)
 	for _, ref := range cs.Spec.ClusterProfileSpec.PolicyRefs {
-		if ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret") {
-			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap and Secret references are supported",
+		var src Source
+		var err error
+		switch {
+		case ref.RemoteURL != nil || (ref.Kind != "ConfigMap" && ref.Kind != "Secret" && !fluxsource.IsKind(ref.Kind)):
+			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
+		case fluxsource.IsKind(ref.Kind):
+			src, err = fluxPolicySource(ctx, c, ref, cs)
+		default:
+			src, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
+			if err == nil && src.artifact {
+				// A promotion's stage refers to the frozen artifact of a Flux source itself.
+				src, err = fluxPolicySource(ctx, c, ref, cs)
+			}
 		}
-		src, err := readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,8 @@ type process struct {
 	PID  int      `json:"pid"`
 	// Ports are the loopback ports the process listens on.
 	Ports []int `json:"ports,omitempty"`
+	// Env is added to the environment the process inherits.
+	Env []string `json:"env,omitempty"`
 
 	// exited is closed when a process started by this program exits; nil for processes found in
 	// the state file, which are checked through /proc instead.
@@ -57,6 +59,9 @@ func (p *process) start(logDir string) error {
 	defer log.Close()
 	cmd := exec.Command(p.Args[0], p.Args[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
+	if len(p.Env) > 0 {
+		cmd.Env = append(os.Environ(), p.Env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", p.Name, err)

@@ -82,17 +82,22 @@ func (l layout) registerClusters(ctx context.Context, cfg *rest.Config, st *stat
 
 // InstallCRDs applies every Stagecoach CRD to the cluster and waits until each is established.
 func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
-	dyn, err := dynamic.NewForConfig(cfg)
+	files, err := fs.Glob(crd.Files, "*.yaml")
 	if err != nil {
 		return err
 	}
-	files, err := fs.Glob(crd.Files, "*.yaml")
+	return installCRDs(ctx, cfg, crd.Files, files)
+}
+
+// installCRDs applies the CRDs in files, one a file, and waits until each is established.
+func installCRDs(ctx context.Context, cfg *rest.Config, fsys fs.FS, files []string) error {
+	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	var names []string
 	for _, f := range files {
-		data, err := crd.Files.ReadFile(f)
+		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			return err
 		}

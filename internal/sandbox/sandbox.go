@@ -89,6 +89,12 @@ type Options struct {
 	Clusters []ClusterSpec
 	// KubeBinDir holds etcd, kube-apiserver, … as built by `make kube`; empty means FindKubeBin.
 	KubeBinDir string
+	// SourceController runs Flux's source-controller against the management cluster, with the
+	// Flux source CRDs installed (see FindFluxBin).
+	SourceController bool
+	// FluxBinDir holds source-controller and its CRDs as built by `make flux`; empty means
+	// FindFluxBin.
+	FluxBinDir string
 	// Timeout bounds the whole start-up.
 	Timeout time.Duration
 	Log     logr.Logger
@@ -177,8 +183,18 @@ func Up(ctx context.Context, opts Options) (*Fleet, error) {
 			return nil, err
 		}
 	}
+	fluxBin := opts.FluxBinDir
+	if opts.SourceController && fluxBin == "" {
+		if fluxBin, err = FindFluxBin(); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
-	if err := l.run(ctx, st, opts.Log); err != nil {
+	err = l.run(ctx, st, opts.Log)
+	if err == nil && opts.SourceController {
+		err = l.startSourceController(ctx, fluxBin, opts.Log)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w\nlogs are in %s; stop what remains with: stagecoach sandbox down --dir %s", err, l.logs(), opts.Dir)
 	}
 	opts.Log.Info("sandbox ready", "dir", dir, "clusters", len(st.Clusters), "elapsed", time.Since(start).Round(time.Millisecond))
@@ -207,7 +223,7 @@ func Down(dir string) error {
 	for _, c := range st.Clusters {
 		errs = append(errs, removeIfExists(l.kubeconfig(c.Name)))
 	}
-	for _, sub := range []string{"pki", "etcd", "logs", "apiserver-certs"} {
+	for _, sub := range []string{"pki", "etcd", "logs", "apiserver-certs", "flux-storage"} {
 		errs = append(errs, os.RemoveAll(filepath.Join(dir, sub)))
 	}
 	errs = append(errs, removeIfExists(l.stateFile()))

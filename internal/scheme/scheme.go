@@ -18,6 +18,7 @@ limitations under the License.
 package scheme
 
 import (
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -29,7 +30,8 @@ import (
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 )
 
-// New returns a scheme with the Kubernetes built-in types, CRDs and both Stagecoach API families.
+// New returns a scheme with the Kubernetes built-in types, CRDs, both Stagecoach API families and
+// Flux's sources.
 func New() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -39,6 +41,8 @@ func New() *runtime.Scheme {
 		libv1beta1.AddToScheme,
 		clusterv1beta1.AddToScheme,
 		placementv1beta1.AddToScheme,
+		// Flux sources, whose artifacts profiles deploy.
+		sourcev1.AddToScheme,
 	} {
 		utilruntime.Must(add(s))
 	}

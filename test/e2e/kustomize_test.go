@@ -161,15 +161,6 @@ func TestKustomizationFromConfigMap(t *testing.T) {
 	}
 	waitConfigMapValue(t, prod, ns, "k-settings", "red-large")
 	expectLabels()
-
-	// Flux sources are refused by name until Stagecoach reads them.
-	flux := sveltosProfile("e2e-kustomize-flux", map[string]string{"env": "prod"})
-	flux.Spec.KustomizationRefs = []configv1beta1.KustomizationRef{{Kind: "GitRepository", Namespace: "flux-system", Name: "repo"}}
-	createProfile(t, flux)
-	cs = expectFeature(t, flux.Name, "prod", libv1beta1.FeatureKustomize, libv1beta1.FeatureStatusFailedNonRetriable)
-	if msg := failureMessage(cs, libv1beta1.FeatureKustomize); !strings.Contains(msg, "kustomizationRef GitRepository flux-system/repo: Flux sources") {
-		t.Errorf("failure message %q does not refuse the Flux source by name", msg)
-	}
 }
 
 // TestHelmChartPatchedAtPostRender patches a chart's Deployment with a JSON 6902 patch, applied

@@ -37,6 +37,8 @@ import (
 // row needed to call a cluster down, a machine busy with other test packages does not make
 // healthy clusters flap.
 func TestMain(m *testing.M) {
+	// Flux sources are read from the real source-controller (TestFluxGitRepositoryPromotion).
+	testenv.SourceController = true
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
 			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second})

@@ -37,6 +37,8 @@ import (
 const corpusLabel = "stagecoach.dev/upstream-corpus"
 
 func TestMain(m *testing.M) {
+	// Documents read Flux sources: their kinds are served, as where Sveltos users run them.
+	testenv.SourceController = true
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
 			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second})

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 )
 
@@ -39,6 +40,13 @@ func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
 	if errors.As(err, &unserved) {
 		// Nothing to retry until the spec or the management cluster changes; the profile says so.
 		ps.invalid = unserved.Error()
+		r.warnInvalid(ps, ps.invalid)
+		return errHalt
+	}
+	var tooLarge *fluxsource.TooLargeError
+	if errors.As(err, &tooLarge) {
+		// A Flux source's artifact that cannot be kept: no retry helps, a new artifact does.
+		ps.invalid = err.Error()
 		r.warnInvalid(ps, ps.invalid)
 		return errHalt
 	}

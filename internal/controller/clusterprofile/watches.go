@@ -35,6 +35,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 )
 
 // SetupWithManager completes the reconciler from mgr and registers two controllers,
@@ -55,7 +56,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *kindReconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(r.family.NewProfile(), builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(
@@ -66,9 +67,12 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 		Watches(r.family.NewProfile(), handler.EnqueueRequestsFromMapFunc(r.dependencies),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("ConfigMap"))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret"))).
-		Named(strings.ToLower(r.family.Kind())).
-		Complete(r)
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.profilesReading("Secret")))
+	// A new artifact of a Flux source the profile reads is rolled out like a content edit.
+	for kind, obj := range fluxsource.Served(mgr.GetRESTMapper()) {
+		b = b.Watches(obj, handler.EnqueueRequestsFromMapFunc(r.profilesReading(kind)), builder.WithPredicates(fluxsource.ArtifactChanged))
+	}
+	return b.Named(strings.ToLower(r.family.Kind())).Complete(r)
 }
 
 // matchingMayChange: what a profile reads of a cluster is its labels (selectors), whether it is

@@ -45,6 +45,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
@@ -89,16 +90,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.informers = mgr.GetCache()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&configv1beta1.ClusterPromotion{}).
 		Owns(&configv1beta1.ClusterProfile{}).
 		Watches(&configv1beta1.ClusterSummary{}, enqueue.Paced(handler.EnqueueRequestsFromMapFunc(r.promotionOfSummary), enqueue.FleetPace)).
 		Watches(&libv1beta1.SveltosCluster{}, handler.EnqueueRequestsFromMapFunc(r.promotionsOfCluster),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: availabilityChanged})).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("ConfigMap"))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret"))).
-		Named("clusterpromotion").
-		Complete(r)
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.promotionsReading("Secret")))
+	// A new artifact of a Flux source the version reads starts a new version.
+	for kind, obj := range fluxsource.Served(mgr.GetRESTMapper()) {
+		b = b.Watches(obj, handler.EnqueueRequestsFromMapFunc(r.promotionsReading(kind)), builder.WithPredicates(fluxsource.ArtifactChanged))
+	}
+	return b.Named("clusterpromotion").Complete(r)
 }
 
 // Event reasons.

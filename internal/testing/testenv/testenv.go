@@ -49,6 +49,10 @@ var Fleet *sandbox.Fleet
 // options started Fleet; Recover starts it again with them.
 var options sandbox.Options
 
+// SourceController runs Flux's source-controller, when set before Main or MainWithController,
+// beside the fleet's management cluster (built by `make flux`), so that tests create Flux sources.
+var SourceController bool
+
 // Recover restarts whatever process of the fleet is no longer running (see sandbox.Kill).
 func Recover(t testing.TB) {
 	t.Helper()
@@ -86,7 +90,7 @@ func run(m *testing.M, setup func(ctrl.Manager) error, clusters []sandbox.Cluste
 	}
 	defer os.RemoveAll(tmp)
 	dir := filepath.Join(tmp, "fleet")
-	options = sandbox.Options{Dir: dir, Clusters: clusters, Log: logr.Discard()}
+	options = sandbox.Options{Dir: dir, Clusters: clusters, SourceController: SourceController, Log: logr.Discard()}
 	Fleet, err = sandbox.Up(context.Background(), options)
 	defer func() { _ = sandbox.Down(dir) }()
 	if err != nil {
