@@ -70,7 +70,7 @@ DEMO_DIR   ?= $(CURDIR)/.demo
 DEMO_FLAGS ?=
 
 .PHONY: demo
-demo: build kube flux ## Run the guided demo: a sandbox fleet and a promotion through dev, staging and prod (DEMO_FLAGS=--unattended to run it without asking).
+demo: build kube ## Run the guided demo: a sandbox fleet and a promotion through dev, staging and prod (DEMO_FLAGS=--unattended to run it without asking).
 	$(BIN)/stagecoach demo --dir $(DEMO_DIR) $(DEMO_FLAGS)
 
 .PHONY: demo-down
