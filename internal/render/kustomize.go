@@ -196,6 +196,21 @@ func KustomizeObjects(what string, files kustomize.Files, k Kustomization, patch
 	return applyPatches(what, objs, patches)
 }
 
+// KustomizeValues gives each kustomization's values as the cluster gets them, templates
+// instantiated: what a feature's hash must see, so that a change of what a template reads (the
+// cluster's labels, say) deploys again.
+func KustomizeValues(ks []Kustomization, inst Instantiate) ([]map[string]string, error) {
+	out := make([]map[string]string, 0, len(ks))
+	for _, k := range ks {
+		values, err := kustomizeValues(k.Source.String(), k, inst)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, values)
+	}
+	return out, nil
+}
+
 // kustomizeValues gathers the values substituted into a kustomization's output, as Sveltos
 // does: the ref's values, instantiated; over them the keys of templated valuesFrom, instantiated;
 // over all of them the keys of the other valuesFrom, as they are.

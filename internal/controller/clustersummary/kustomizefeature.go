@@ -39,8 +39,12 @@ func (d *deployment) kustomize(ctx context.Context) {
 	f := feature(st, libv1beta1.FeatureKustomize)
 	ks, err := render.Kustomizations(ctx, d.r.client, d.cs)
 	patches, perr := d.patches(ctx)
+	var values []map[string]string
+	if err == nil {
+		values, err = render.KustomizeValues(ks, d.instantiate(ctx))
+	}
 	hash := hashOf(withPatches(patches, withMetadata(spec, spec.KustomizationRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode,
-		spec.DriftExclusions, spec.ValidateHealths, spec.PreDeployChecks, ks))...)
+		spec.DriftExclusions, spec.ValidateHealths, spec.PreDeployChecks, ks, values))...)
 	if err = cmp.Or(err, perr); err != nil {
 		d.fail(f, hash, err)
 		return
