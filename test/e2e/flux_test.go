@@ -51,37 +51,14 @@ func TestFluxGitRepositoryPromotion(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-flux"
 	ctx, c := t.Context(), testenv.Client(t)
-	git, err := gitserver.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = git.Close() })
-	commit := func(value string) string {
-		t.Helper()
-		sha, err := git.Commit(ctx, "policies", "main", value, map[string][]byte{
+	src := newGitSource(t, ns, "policies", "one", func(value string) map[string][]byte {
+		return map[string][]byte{
 			"deploy/settings.yaml": []byte(configMapManifest(ns, "settings", value)),
 			"deploy/README.md":     []byte("not a manifest: left out\n"),
 			"other/outside.yaml":   []byte(configMapManifest(ns, "outside", value)),
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		return sha
-	}
-	first := commit("one")
-
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "policies"}, Spec: sourcev1.GitRepositorySpec{
-		URL: git.RepoURL("policies"), Interval: metav1.Duration{Duration: time.Hour},
-		Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-	}}
-	if err := c.Create(ctx, repo); err != nil {
-		t.Fatal(err)
-	}
-	waitArtifact(t, repo, first)
+	})
+	first := src.sha
 
 	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-flux"}}
 	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "policies", Path: "./deploy"}}
@@ -100,9 +77,7 @@ func TestFluxGitRepositoryPromotion(t *testing.T) {
 		t.Errorf("a manifest outside the reference's path was deployed (%v)", err)
 	}
 
-	second := commit("two")
-	requestReconcile(t, repo)
-	waitArtifact(t, repo, second)
+	src.push("two")
 	expectValue(t, "dev", ns, "settings", "two")
 	awaitingApproval(t, p.Name)
 	// The gated stage keeps the first commit, from the artifact frozen for the first version.
@@ -132,33 +107,10 @@ func TestFluxGitRepositoryPromotion(t *testing.T) {
 func TestFluxGitRepositoryProfile(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-flux-profile"
-	ctx, c := t.Context(), testenv.Client(t)
-	git, err := gitserver.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = git.Close() })
-	commit := func(value string) string {
-		t.Helper()
-		sha, err := git.Commit(ctx, "manifests", "main", value, map[string][]byte{"settings.yaml": []byte(configMapManifest(ns, "settings", value))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sha
-	}
-	first := commit("one")
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manifests"}, Spec: sourcev1.GitRepositorySpec{
-		URL: git.RepoURL("manifests"), Interval: metav1.Duration{Duration: time.Hour},
-		Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-	}}
-	if err := c.Create(ctx, repo); err != nil {
-		t.Fatal(err)
-	}
-	waitArtifact(t, repo, first)
+	ctx := t.Context()
+	src := newGitSource(t, ns, "manifests", "one", func(value string) map[string][]byte {
+		return map[string][]byte{"settings.yaml": []byte(configMapManifest(ns, "settings", value))}
+	})
 
 	p := sveltosProfile(ns, map[string]string{"env": "qa"})
 	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "manifests"}}
@@ -172,9 +124,7 @@ func TestFluxGitRepositoryProfile(t *testing.T) {
 		t.Errorf("the summary's frozenContent %v names no copy of the artifact", cs.Spec.FrozenContent)
 	}
 
-	second := commit("two")
-	requestReconcile(t, repo)
-	waitArtifact(t, repo, second)
+	src.push("two")
 	expectValue(t, "qa", ns, "settings", "two")
 }
 
@@ -223,32 +173,13 @@ func TestFluxArtifactTooLarge(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-flux-large"
 	ctx, c := t.Context(), testenv.Client(t)
-	git, err := gitserver.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = git.Close() })
 	noise := make([]byte, fluxsource.MaxArtifactSize+64<<10) // random bytes do not compress
 	if _, err := rand.Read(noise); err != nil {
 		t.Fatal(err)
 	}
-	sha, err := git.Commit(ctx, "large", "main", "large", map[string][]byte{
-		"settings.yaml": []byte(configMapManifest(ns, "settings", "one")), "noise.bin": noise,
+	newGitSource(t, ns, "large", "one", func(value string) map[string][]byte {
+		return map[string][]byte{"settings.yaml": []byte(configMapManifest(ns, "settings", value)), "noise.bin": noise}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "large"}, Spec: sourcev1.GitRepositorySpec{
-		URL: git.RepoURL("large"), Interval: metav1.Duration{Duration: time.Hour}, Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-	}}
-	if err := c.Create(ctx, repo); err != nil {
-		t.Fatal(err)
-	}
-	waitArtifact(t, repo, sha)
 
 	p := sveltosProfile(ns, map[string]string{"env": "qa"})
 	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "large"}}
@@ -269,6 +200,61 @@ func TestFluxArtifactTooLarge(t *testing.T) {
 	if _, err := managed(t, "qa").CoreV1().ConfigMaps(ns).Get(ctx, "settings", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the source's manifests were deployed (%v)", err)
 	}
+}
+
+// gitSource is a GitRepository that the real source-controller reads from a git server on
+// loopback (branch main), in a namespace of its own that the test deletes at its end.
+type gitSource struct {
+	t     *testing.T
+	git   *gitserver.Server
+	name  string
+	repo  *sourcev1.GitRepository
+	files func(value string) map[string][]byte
+	// sha is the last commit pushed.
+	sha string
+}
+
+// newGitSource starts the git server, commits files(first), creates the namespace and the
+// GitRepository name in it, and waits for source-controller's artifact of that commit.
+func newGitSource(t *testing.T, ns, name, first string, files func(value string) map[string][]byte) *gitSource {
+	t.Helper()
+	ctx, c := t.Context(), testenv.Client(t)
+	git, err := gitserver.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = git.Close() })
+	g := &gitSource{t: t, git: git, name: name, files: files}
+	g.commit(first)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	g.repo = &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: sourcev1.GitRepositorySpec{
+		URL: git.RepoURL(name), Interval: metav1.Duration{Duration: time.Hour}, Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
+	}}
+	if err := c.Create(ctx, g.repo); err != nil {
+		t.Fatal(err)
+	}
+	waitArtifact(t, g.repo, g.sha)
+	return g
+}
+
+func (g *gitSource) commit(value string) {
+	g.t.Helper()
+	sha, err := g.git.Commit(g.t.Context(), g.name, "main", value, g.files(value))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	g.sha = sha
+}
+
+// push commits files(value) and waits until source-controller has the commit's artifact.
+func (g *gitSource) push(value string) {
+	g.t.Helper()
+	g.commit(value)
+	requestReconcile(g.t, g.repo)
+	waitArtifact(g.t, g.repo, g.sha)
 }
 
 // waitArtifact waits until source-controller has the artifact of the commit.

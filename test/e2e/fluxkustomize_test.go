@@ -19,17 +19,11 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
-	"github.com/stagecoach-dev/stagecoach/internal/testing/gitserver"
-	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // TestFluxKustomization: a kustomizationRef to a GitRepository builds the kustomization at its
@@ -38,37 +32,13 @@ import (
 func TestFluxKustomization(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-flux-kustomize"
-	ctx, c := t.Context(), testenv.Client(t)
-	git, err := gitserver.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = git.Close() })
-	commit := func(value string) string {
-		t.Helper()
-		sha, err := git.Commit(ctx, "apps", "main", value, map[string][]byte{
+	src := newGitSource(t, ns, "apps", "one", func(value string) map[string][]byte {
+		return map[string][]byte{
 			"deploy/overlay/kustomization.yaml": []byte("resources:\n- settings.yaml\n"),
 			"deploy/overlay/settings.yaml":      []byte(configMapManifest("placeholder", "settings", value+"-{{ .Where }}")),
 			"README.md":                         []byte("not a manifest\n"),
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		return sha
-	}
-	first := commit("one")
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	repo := &sourcev1.GitRepository{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "apps"}, Spec: sourcev1.GitRepositorySpec{
-		URL: git.RepoURL("apps"), Interval: metav1.Duration{Duration: time.Hour},
-		Reference: &sourcev1.GitRepositoryRef{Branch: "main"},
-	}}
-	if err := c.Create(ctx, repo); err != nil {
-		t.Fatal(err)
-	}
-	waitArtifact(t, repo, first)
+	})
 
 	p := sveltosProfile(ns, map[string]string{"env": "qa"})
 	p.Spec.KustomizationRefs = []configv1beta1.KustomizationRef{{
@@ -77,7 +47,7 @@ func TestFluxKustomization(t *testing.T) {
 	}}
 	createProfile(t, p)
 	expectValue(t, "qa", ns, "settings", "one-qa")
-	cs, err := summary(ctx, t, p.Name, "qa")
+	cs, err := summary(t.Context(), t, p.Name, "qa")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +55,6 @@ func TestFluxKustomization(t *testing.T) {
 		t.Errorf("the summary's frozenContent %v names no copy of the artifact", cs.Spec.FrozenContent)
 	}
 
-	second := commit("two")
-	requestReconcile(t, repo)
-	waitArtifact(t, repo, second)
+	src.push("two")
 	expectValue(t, "qa", ns, "settings", "two-qa")
 }
