@@ -79,7 +79,8 @@ func Original(kind string, obj client.Object) (Ref, bool) {
 	return Ref{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}, !IsCopy(obj)
 }
 
-// Ref is a ConfigMap or Secret a version refers to.
+// Ref is what a version refers to: a ConfigMap, a Secret, a Flux source (by kind), or an object
+// of templateResourceRefs (Kind "apiVersion/kind").
 type Ref struct{ Kind, Namespace, Name string }
 
 func (r Ref) String() string { return r.Kind + " " + r.Namespace + "/" + r.Name }

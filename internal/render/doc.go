@@ -15,8 +15,10 @@ limitations under the License.
 */
 
 // Package render works out what a ClusterSummary or a placement's binding deploys, from the
-// content they refer to on the management cluster: for a summary, the objects of its policyRefs'
-// ConfigMaps and Secrets and its helmCharts with their final values; for a binding, the objects
+// content they refer to on the management cluster: for a summary, the objects of its policyRefs
+// (ConfigMaps, Secrets, Flux sources' artifacts) and of its kustomizationRefs, its helmCharts with
+// their final values, all with templates instantiated for its cluster and patches applied; for a
+// binding, the objects
 // of its resource snapshot group and the apply options of its strategy. The reconcilers deploy
 // what it renders; DryRunSummary and DryRunBinding preview it, saying what deploying it would
 // change on a cluster without writing anything anywhere.

@@ -89,7 +89,11 @@ func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.Clus
 			return nil, err
 		}
 		if fluxsource.IsKind(ref.Kind) || k.Source.artifact {
-			// A Flux source, or the frozen copy of its artifact a promotion's stage names.
+			// A Flux source (whose name and namespace may be templates of the cluster, as for a
+			// ConfigMap), or the frozen copy of its artifact a promotion's stage names.
+			if k.Ref.Namespace, k.Ref.Name, err = in.reference(ref.Kind+" "+ref.Name, ref.Namespace, ref.Name); err != nil {
+				return nil, err
+			}
 			if err := k.readArtifact(ctx, c, cs); err != nil {
 				return nil, err
 			}
@@ -133,6 +137,9 @@ func KustomizeRequests(cs *configv1beta1.ClusterSummary, ks []Kustomization, pat
 		}
 		opts := manifests.Options{SkipNamespaceCreation: k.Ref.SkipNamespaceCreation, Force: k.Ref.Force, Tier: k.Ref.Tier}
 		if k.Ref.DeploymentType == configv1beta1.DeploymentTypeLocal {
+			if err := profileNamespaceOnly(cs, objs, k.Source.String()); err != nil {
+				return remote, local, err
+			}
 			local.Objects = append(local.Objects, manifests.ObjectsOf(objs, k.Source.String(), opts)...)
 		} else {
 			remote.Objects = append(remote.Objects, manifests.ObjectsOf(objs, k.Source.String(), opts)...)

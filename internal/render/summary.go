@@ -180,7 +180,10 @@ func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.Clust
 			return nil, permanent(fmt.Errorf("policyRef %s %s/%s: only ConfigMap, Secret, GitRepository, OCIRepository and Bucket references are supported",
 				ref.Kind, ref.Namespace, ref.Name))
 		case fluxsource.IsKind(ref.Kind):
-			src, err = fluxPolicySource(ctx, c, ref, cs)
+			// Its name and namespace may be templates of the cluster, as for a ConfigMap.
+			if ref.Namespace, ref.Name, err = in.reference(ref.Kind+" "+ref.Name, ref.Namespace, ref.Name); err == nil {
+				src, err = fluxPolicySource(ctx, c, ref, cs)
+			}
 		default:
 			src, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
 			if err == nil && src.artifact {

@@ -62,7 +62,8 @@ func (r *Reconciler) collectPhase(ctx context.Context, ps *pass) error {
 	return r.collectCopies(ctx, ps.profile, ps.frozen, ps.existing)
 }
 
-// freezeContent copies the ConfigMaps and Secrets the profile refers to (package freeze) and
+// freezeContent copies what the profile refers to, ConfigMaps, Secrets, Flux artifacts and the
+// objects of templateResourceRefs (package freeze), and
 // returns the copies' names: the summaries get them in spec.frozenContent, and read through
 // them. A content edit is then a change of the summaries' spec, rolled out as maxUpdate allows.
 // References to copies made already (a promotion's stage profile refers to those) stay as

@@ -30,8 +30,9 @@ import (
 )
 
 // A version of a promotion is its profileSpec and the content of the ConfigMaps and Secrets it
-// refers to (policyRefs, helmCharts valuesFrom, the stages' preHealthCheckDeployment) and of
-// the objects its templates read (templateResourceRefs). Each
+// refers to (policyRefs, helmCharts valuesFrom, kustomizationRefs and their valuesFrom,
+// patchesFrom, the stages' preHealthCheckDeployment), the artifacts of the Flux sources it
+// refers to, and the objects its templates read (templateResourceRefs). Each
 // version's content is frozen in immutable copies (package freeze), and a stage's profile
 // refers to the copies of the version it last received: editing a referenced ConfigMap starts
 // a new version at the first stage, and later stages keep what they have until it reaches them.

@@ -18,6 +18,7 @@ package clusterpromotion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
@@ -45,6 +47,12 @@ func (r *Reconciler) stagePhase(_ context.Context, ps *pass) error {
 // promotion's profiles.
 func (r *Reconciler) deployPhase(ctx context.Context, ps *pass) error {
 	frozen, err := freeze.Ensure(ctx, r.client, r.client.Scheme(), owner(ps.p), ps.contents)
+	var tooLarge *fluxsource.TooLargeError
+	if errors.As(err, &tooLarge) {
+		// A Flux source's artifact that cannot be kept: no retry helps, a new artifact does.
+		ps.invalid = err.Error()
+		return errHalt
+	}
 	if err != nil {
 		return err
 	}

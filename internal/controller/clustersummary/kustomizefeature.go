@@ -45,6 +45,9 @@ func (d *deployment) kustomize(ctx context.Context) {
 	}
 	hash := hashOf(withPatches(patches, withMetadata(spec, spec.KustomizationRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode,
 		spec.DriftExclusions, spec.ValidateHealths, spec.PreDeployChecks, ks, values))...)
+	if spec.Reloader {
+		hash = hashOf(hash, "reloader") // turning reloader on records what the workloads read
+	}
 	if err = cmp.Or(err, perr); err != nil {
 		d.fail(f, hash, err)
 		return

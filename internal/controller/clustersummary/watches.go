@@ -35,6 +35,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
@@ -84,9 +85,9 @@ func references(obj client.Object) []string {
 }
 
 // readsUnwatched reports whether a summary reads, live, something no watch covers: a reference
-// whose name or namespace is a template of the cluster, or an object of templateResourceRefs of
-// a kind other than ConfigMap and Secret that its version has no copy of. It reads them again
-// on a timer.
+// whose name or namespace is a template of the cluster, a Flux source or an object of
+// templateResourceRefs of a kind other than ConfigMap and Secret that its version has no copy
+// of. It reads them again on a timer.
 func readsUnwatched(cs *configv1beta1.ClusterSummary) bool {
 	spec := &cs.Spec.ClusterProfileSpec
 	templated := func(namespace, name string) bool { return freeze.IsTemplated(namespace) || freeze.IsTemplated(name) }
@@ -95,14 +96,39 @@ func readsUnwatched(cs *configv1beta1.ClusterSummary) bool {
 			return true
 		}
 	}
+	valuesFrom := func(vfs []configv1beta1.ValueFrom) bool {
+		return slices.ContainsFunc(vfs, func(vf configv1beta1.ValueFrom) bool { return templated(vf.Namespace, vf.Name) })
+	}
 	for _, hc := range spec.HelmCharts {
-		for _, vf := range hc.ValuesFrom {
-			if templated(vf.Namespace, vf.Name) {
-				return true
-			}
+		if valuesFrom(hc.ValuesFrom) {
+			return true
 		}
 	}
+	for _, k := range spec.KustomizationRefs {
+		if templated(k.Namespace, k.Name) || valuesFrom(k.ValuesFrom) {
+			return true
+		}
+	}
+	if valuesFrom(spec.PatchesFrom) {
+		return true
+	}
 	copies := freeze.Decode(cs.Spec.FrozenContent)
+	// A Flux source the version has no copy of (one in the cluster's namespace, say) is read
+	// live; the summary controller does not watch Flux sources.
+	flux := func(kind, namespace, name string) bool {
+		_, frozen := copies[freeze.Ref{Kind: kind, Namespace: cmp.Or(namespace, cs.Spec.ClusterNamespace), Name: name}]
+		return fluxsource.IsKind(kind) && !frozen
+	}
+	for _, ref := range spec.PolicyRefs {
+		if flux(ref.Kind, ref.Namespace, ref.Name) {
+			return true
+		}
+	}
+	for _, k := range spec.KustomizationRefs {
+		if flux(k.Kind, k.Namespace, k.Name) {
+			return true
+		}
+	}
 	for _, t := range spec.TemplateResourceRefs {
 		r := t.Resource
 		if templated(r.Namespace, r.Name) {

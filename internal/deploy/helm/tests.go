@@ -106,6 +106,9 @@ func failedTests(remote *fleet.Remote, namespace string, rel *release.Release) s
 	return b.String()
 }
 
+// logTailBytes bounds the log tail quoted in a failure.
+const logTailBytes = 2048
+
 // podLogTail reads the last lines of a pod's log, or nothing when the cluster cannot give it
 // quickly: the log is a help, not a condition of the error.
 func podLogTail(remote *fleet.Remote, namespace, pod string) string {
@@ -114,8 +117,9 @@ func podLogTail(remote *fleet.Remote, namespace, pod string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	lines := int64(logTailLines)
-	data, err := remote.Core.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{TailLines: &lines}).DoRaw(ctx)
+	// Bounded in lines and in bytes: the tail ends up in status and in an Event.
+	lines, limit := int64(logTailLines), int64(logTailBytes)
+	data, err := remote.Core.Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{TailLines: &lines, LimitBytes: &limit}).DoRaw(ctx)
 	if err != nil {
 		return ""
 	}
