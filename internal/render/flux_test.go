@@ -17,7 +17,6 @@ limitations under the License.
 package render
 
 import (
-	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -35,20 +34,12 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
+// artifactTarball packs files as source-controller does: a gzip-compressed tar archive.
 func artifactTarball(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	for name, data := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(data)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
+	if _, err := zw.Write(tarOf(t, files)); err != nil {
 		t.Fatal(err)
 	}
 	if err := zw.Close(); err != nil {

@@ -32,15 +32,22 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
+// tarOf packs files into a plain tar archive.
 func tarOf(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
 	for name, content := range files {
-		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg})
-		_, _ = tw.Write([]byte(content))
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	_ = tw.Close()
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return b.Bytes()
 }
 
