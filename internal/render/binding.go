@@ -65,8 +65,9 @@ func BindingOwner(family placementv1beta1.Family, b placementv1beta1.BindingObj)
 }
 
 // BindingObjects returns the objects a binding applies, read from the snapshot group its
-// spec.resourceSnapshotName starts, and who they are applied for (BindingOwner). A ResourceBinding's
-// objects are confined to its namespace, as mapper (the member cluster's) scopes them.
+// spec.resourceSnapshotName starts, envelopes replaced by what they carry, and who they are
+// applied for (BindingOwner). A ResourceBinding's objects are confined to its namespace, as
+// mapper (the member cluster's) scopes them.
 func BindingObjects(ctx context.Context, c client.Reader, family placementv1beta1.Family, b placementv1beta1.BindingObj, mapper meta.RESTMapper) (
 	owner string, objs []manifests.Object, _ error) {
 	owner = BindingOwner(family, b)
@@ -75,6 +76,10 @@ func BindingObjects(ctx context.Context, c client.Reader, family placementv1beta
 	}
 	objs, err := loadGroup(ctx, c, family, b)
 	if err != nil {
+		return "", nil, err
+	}
+	// Envelopes open first: whatever changes objects after this sees the carried objects.
+	if objs, err = expandEnvelopes(objs); err != nil {
 		return "", nil, err
 	}
 	if family.Namespaced {

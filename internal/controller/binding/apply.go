@@ -105,7 +105,7 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	logr.FromContextOrDiscard(ctx).Info("applied", "objects", len(res.Applied), "pruned", len(res.Pruned))
 	a := &applied{
 		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.resyncInterval()),
-		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{},
+		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{}, envelopes: envelopesOf(objs),
 	}
 	r.memo.succeeded(client.ObjectKeyFromObject(b), a)
 	return a, nil
@@ -134,8 +134,11 @@ func attribute(err error, objs []manifests.Object, gen int64) []placementv1beta1
 	var out []placementv1beta1.FailedResourcePlacement
 	var conflict *manifests.ConflictError
 	if errors.As(err, &conflict) {
+		envelopes := envelopesOf(objs)
 		for _, c := range conflict.Conflicts {
-			out = append(out, failure(c.Object, gen, placementv1beta1.BindingAppliedCondition, placementv1beta1.ManifestApplyFailedReason, c.Message))
+			f := failure(c.Object, gen, placementv1beta1.BindingAppliedCondition, placementv1beta1.ManifestApplyFailedReason, c.Message)
+			f.Envelope = envelopes[c.Object]
+			out = append(out, f)
 		}
 		return out
 	}
@@ -143,9 +146,23 @@ func attribute(err error, objs []manifests.Object, gen int64) []placementv1beta1
 		msg := leaf.Error()
 		for _, o := range objs {
 			if strings.Contains(msg, "(from "+o.Source+")") {
-				out = append(out, failure(manifests.RefOf(o.Manifest), gen, placementv1beta1.BindingAppliedCondition,
-					placementv1beta1.ManifestApplyFailedReason, msg))
+				f := failure(manifests.RefOf(o.Manifest), gen, placementv1beta1.BindingAppliedCondition,
+					placementv1beta1.ManifestApplyFailedReason, msg)
+				f.Envelope = render.EnvelopeOf(o)
+				out = append(out, f)
 			}
+		}
+	}
+	return out
+}
+
+// envelopesOf maps the objects that came out of envelopes to their envelope, for the envelope
+// field of failed placements.
+func envelopesOf(objs []manifests.Object) map[manifests.ObjectRef]*placementv1beta1.EnvelopeIdentifier {
+	out := map[manifests.ObjectRef]*placementv1beta1.EnvelopeIdentifier{}
+	for _, o := range objs {
+		if e := render.EnvelopeOf(o); e != nil {
+			out[manifests.RefOf(o.Manifest)] = e
 		}
 	}
 	return out

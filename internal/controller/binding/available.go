@@ -54,7 +54,9 @@ func (r *kindReconciler) checkAvailability(ctx context.Context, b placementv1bet
 		case availability.NotTrackable:
 			untracked = append(untracked, ref.String())
 		case availability.NotYetAvailable:
-			failed = append(failed, failure(ref, gen, placementv1beta1.BindingAvailableCondition, placementv1beta1.ManifestNotAvailableYetReason, res.Message))
+			f := failure(ref, gen, placementv1beta1.BindingAvailableCondition, placementv1beta1.ManifestNotAvailableYetReason, res.Message)
+			f.Envelope = a.envelopes[ref]
+			failed = append(failed, f)
 			waiting = append(waiting, ref.String()+": "+res.Message)
 		}
 	}

@@ -42,6 +42,8 @@ type applied struct {
 	// ok holds the objects found available (or untrackable) since the apply; they are not read
 	// again until the next apply.
 	ok map[manifests.ObjectRef]availability.Result
+	// envelopes names the envelope of each object that came out of one.
+	envelopes map[manifests.ObjectRef]*placementv1beta1.EnvelopeIdentifier
 	// stale is set when an object went missing: the next reconcile applies again at once.
 	stale bool
 }

@@ -77,7 +77,7 @@ func setFailedPlacements(st *placementv1beta1.ResourceBindingStatus, failed []pl
 	for i := range failed {
 		f := &failed[i]
 		for _, prev := range st.FailedPlacements {
-			if prev.ResourceIdentifier == f.ResourceIdentifier && prev.Condition.Type == f.Condition.Type &&
+			if sameResource(prev.ResourceIdentifier, f.ResourceIdentifier) && prev.Condition.Type == f.Condition.Type &&
 				prev.Condition.Status == f.Condition.Status && prev.Condition.Reason == f.Condition.Reason {
 				f.Condition.LastTransitionTime = prev.Condition.LastTransitionTime
 			}
@@ -88,6 +88,13 @@ func setFailedPlacements(st *placementv1beta1.ResourceBindingStatus, failed []pl
 		f.Condition.Message = truncate(f.Condition.Message)
 	}
 	st.FailedPlacements = failed
+}
+
+// sameResource compares identifiers by value, envelope included.
+func sameResource(a, b placementv1beta1.ResourceIdentifier) bool {
+	ea, eb := a.Envelope, b.Envelope
+	a.Envelope, b.Envelope = nil, nil
+	return a == b && (ea == nil) == (eb == nil) && (ea == nil || *ea == *eb)
 }
 
 // failure is one resource's failed condition for status.failedPlacements.

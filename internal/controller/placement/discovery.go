@@ -63,8 +63,14 @@ var skippedNamespacedResources = map[schema.GroupResource]bool{
 }
 
 func skipNamespacedResource(gr schema.GroupResource) bool {
+	if gr == resourceEnvelopes {
+		// The one fleet kind a Namespace carries to members, as in Kubefleet: the objects in it.
+		return false
+	}
 	return skippedNamespacedResources[gr] || isFleetGroup(gr.Group) || gr.Group == "metrics.k8s.io"
 }
+
+var resourceEnvelopes = schema.GroupResource{Group: placementv1beta1.GroupName, Resource: "resourceenvelopes"}
 
 // skipObject reports whether a selected object stays on the hub: it is being deleted, or every
 // cluster makes its own (the kube-root-ca.crt ConfigMap, the default ServiceAccount and the
@@ -156,4 +162,5 @@ var namespaceContentKinds = []schema.GroupVersionKind{
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
 	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"},
 	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
+	placementv1beta1.GroupVersion.WithKind(placementv1beta1.ResourceEnvelopeKind),
 }

@@ -81,7 +81,7 @@ func (r *Reconciler) selectResources(ctx context.Context, f placementv1beta1.Fam
 	for i, term := range p.PlacementSpec().ResourceSelectors {
 		where := fmt.Sprintf("resourceSelectors[%d] (%s)", i, describeTerm(term))
 		gvk := schema.GroupVersionKind{Group: term.Group, Version: term.Version, Kind: term.Kind}
-		if isFleetGroup(gvk.Group) {
+		if isFleetGroup(gvk.Group) && !placementv1beta1.IsEnvelopeKind(gvk.Group, gvk.Kind) {
 			return nil, selectorErrorf("%s: %s is one of the fleet's own kinds, which stay on the hub", where, gvk.GroupKind())
 		}
 		mapping, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)

@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -233,8 +234,7 @@ func (r *kindReconciler) createMasterSnapshot(ctx context.Context, ps *pass, ind
 	s.SetAnnotations(map[string]string{
 		placementv1beta1.ResourceGroupHashAnnotation:         hash,
 		placementv1beta1.NumberOfResourceSnapshotsAnnotation: strconv.Itoa(len(chunks)),
-		// Envelope kinds are fleet kinds, which are never selected.
-		placementv1beta1.NumberOfEnvelopedObjectsAnnotation: "0",
+		placementv1beta1.NumberOfEnvelopedObjectsAnnotation:  strconv.Itoa(countEnvelopes(ps.selection.objects)),
 	})
 	s.ResourceSnapshotSpec().SelectedResources = chunks[0]
 	return s, r.createOwned(ctx, ps.p, s)
@@ -321,4 +321,18 @@ func snapshotIndex(snaps []placementv1beta1.ResourceSnapshotObj, placement, name
 	}
 	idx, err := strconv.Atoi(rest)
 	return idx, err == nil && idx >= 0
+}
+
+// countEnvelopes is how many of the selected objects are envelopes, for the snapshot's
+// number-of-enveloped-object annotation: the envelopes themselves, as Kubefleet counts them, not
+// the objects they carry.
+func countEnvelopes(objs []*unstructured.Unstructured) int {
+	n := 0
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		if placementv1beta1.IsEnvelopeKind(gvk.Group, gvk.Kind) {
+			n++
+		}
+	}
+	return n
 }

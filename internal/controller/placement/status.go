@@ -243,6 +243,10 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 		}
 		c.Type = string(t.perCluster)
 		if !add(*c) {
+			// As in Kubefleet, the resources to blame, each with its envelope if it came in one.
+			for _, f := range b.BindingStatus().FailedPlacements {
+				st.FailedPlacements = append(st.FailedPlacements, *f.DeepCopy())
+			}
 			return st
 		}
 	}
