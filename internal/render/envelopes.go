@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -116,9 +117,8 @@ func envelopeError(o manifests.Object, u *unstructured.Unstructured, format stri
 			Envelope: envelope,
 		},
 	}}
-	in.Failed[0].Condition.Type = placementv1beta1.BindingAppliedCondition
-	in.Failed[0].Condition.Reason = placementv1beta1.ManifestApplyFailedReason
-	in.Failed[0].Condition.Message = in.Message
+	in.Failed[0].Condition = metav1.Condition{Type: placementv1beta1.BindingAppliedCondition, Status: metav1.ConditionFalse,
+		Reason: placementv1beta1.ManifestApplyFailedReason, Message: in.Message}
 	return in
 }
 

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -154,7 +155,8 @@ func TestBadEnvelopes(t *testing.T) {
 			if !strings.Contains(in.Message, tc.want) || in.Reason != placementv1beta1.WorkNotAppliedReason {
 				t.Errorf("got %s: %q, want %q", in.Reason, in.Message, tc.want)
 			}
-			if len(in.Failed) != 1 || !sameIdentifier(in.Failed[0].ResourceIdentifier, tc.failed) {
+			if len(in.Failed) != 1 || !sameIdentifier(in.Failed[0].ResourceIdentifier, tc.failed) ||
+				in.Failed[0].Condition.Status != metav1.ConditionFalse || in.Failed[0].Condition.Message != in.Message {
 				t.Errorf("failed placements %+v, want %+v", in.Failed, tc.failed)
 			}
 		})

@@ -189,6 +189,10 @@ func (r *kindReconciler) notApplied(ctx context.Context, b placementv1beta1.Bind
 	}
 	spec, st := b.BindingSpec(), b.BindingStatus()
 	n := r.memo.failed(client.ObjectKeyFromObject(b))
+	for i := range in.Failed {
+		// Rendering does not know the binding's generation.
+		in.Failed[i].Condition.ObservedGeneration = b.GetGeneration()
+	}
 	// Waiting for a snapshot group to be complete is no failure worth an event.
 	news := setNotApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, in.Reason, in.Message, in.Failed)
 	if news && in.Reason != placementv1beta1.WorkApplyInProcessReason {
