@@ -279,3 +279,59 @@ spec:
 		t.Errorf("what the members ran is gone: %v", err)
 	}
 }
+
+// TestResourcePlacementEnvelope: a ResourcePlacement selects a ResourceEnvelope of its namespace
+// by name, and places what it carries, not the envelope.
+func TestResourcePlacementEnvelope(t *testing.T) {
+	t.Parallel()
+	createYAML(t, `{apiVersion: v1, kind: Namespace, metadata: {name: envelope-rp}}`)
+	createYAML(t, `
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ResourceEnvelope
+metadata:
+  name: limits
+  namespace: envelope-rp
+data:
+  "quota.yaml":
+    apiVersion: v1
+    kind: ResourceQuota
+    metadata:
+      name: rp-quota
+      namespace: envelope-rp
+    spec:
+      hard:
+        secrets: "20"
+`)
+	createYAML(t, `
+apiVersion: placement.kubernetes-fleet.io/v1beta1
+kind: ResourcePlacement
+metadata:
+  name: envelope-rp
+  namespace: envelope-rp
+spec:
+  resourceSelectors:
+  - group: placement.kubernetes-fleet.io
+    kind: ResourceEnvelope
+    name: limits
+    version: v1beta1
+  policy:
+    placementType: PickAll
+  strategy:
+    type: RollingUpdate
+`)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		for _, m := range members {
+			if _, err := member(t, m).CoreV1().ResourceQuotas("envelope-rp").Get(ctx, "rp-quota", metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("%s: %w", m, err)
+			}
+		}
+		return nil
+	})
+	hub, err := kubernetes.NewForConfig(testenv.Fleet.Management.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hub.CoreV1().ResourceQuotas("envelope-rp").Get(t.Context(), "rp-quota", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the quota on the hub: %v, want not found", err)
+	}
+}
