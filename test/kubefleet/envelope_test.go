@@ -278,6 +278,19 @@ spec:
 	if err := roles(t.Context()); err != nil {
 		t.Errorf("what the members ran is gone: %v", err)
 	}
+
+	// What the schema refuses: no entries, an entry that is not an object.
+	for _, data := range []string{`{}`, `{"x.yaml": "kind: ConfigMap"}`, `{"x.yaml": [1]}`} {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(`{apiVersion: placement.kubernetes-fleet.io/v1beta1, kind: ClusterResourceEnvelope,
+		  metadata: {name: envelope-refused}, data: `+data+`}`), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Create(t.Context(), u); !apierrors.IsInvalid(err) {
+			t.Errorf("data %s: got %v, want the API server to refuse it", data, err)
+			_ = c.Delete(context.Background(), u)
+		}
+	}
 }
 
 // TestResourcePlacementEnvelope: a ResourcePlacement selects a ResourceEnvelope of its namespace
