@@ -279,6 +279,29 @@ spec:
 		t.Errorf("what the members ran is gone: %v", err)
 	}
 
+	// Fixed: the envelope now carries another ClusterRole; the one it no longer carries goes.
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(env), env); err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedField(env.Object, map[string]any{"role.yaml": map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "envelope-writer"},
+	}}, "data")
+	if err := c.Update(t.Context(), env); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		for _, m := range members {
+			rbac := member(t, m).RbacV1().ClusterRoles()
+			if _, err := rbac.Get(ctx, "envelope-writer", metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("%s: %w", m, err)
+			}
+			if _, err := rbac.Get(ctx, "envelope-reader", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s still has envelope-reader (%v)", m, err)
+			}
+		}
+		return nil
+	})
+
 	// What the schema refuses: no entries, an entry that is not an object.
 	for _, data := range []string{`{}`, `{"x.yaml": "kind: ConfigMap"}`, `{"x.yaml": [1]}`} {
 		u := &unstructured.Unstructured{}
