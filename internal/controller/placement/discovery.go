@@ -35,7 +35,8 @@ import (
 
 // isFleetGroup reports whether group holds the fleet's own kinds (Kubefleet's and Sveltos's APIs,
 // which Stagecoach serves, and Stagecoach's own). They describe the hub's rollouts; placing them
-// on members would make members act as hubs (Kubefleet issue #632).
+// on members would make members act as hubs (Kubefleet issue #632). Envelopes are the exception
+// callers make: selected like any object, they are opened on the way to members.
 func isFleetGroup(group string) bool {
 	switch group {
 	case placementv1beta1.GroupVersion.Group, clusterv1beta1.GroupVersion.Group,
