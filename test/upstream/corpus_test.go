@@ -65,10 +65,10 @@ func corpusDir(t *testing.T) string {
 	return ""
 }
 
-// sveltosDocuments lists the corpus' Sveltos documents that upstream's own CRDs accept:
-// PREDICTION.md names those they refuse (v1alpha1 kinds, unknown fields), which are
-// upstream's documentation bugs rather than anything Stagecoach could run.
-func sveltosDocuments(t *testing.T, dir string) []document {
+// corpusDocuments lists the corpus' documents under prefix ("sveltos/", "kubefleet/") that
+// upstream's own CRDs accept: PREDICTION.md names those they refuse (v1alpha1 kinds, unknown
+// fields), which are upstream's documentation bugs rather than anything Stagecoach could run.
+func corpusDocuments(t *testing.T, dir, prefix string) []document {
 	t.Helper()
 	refusedUpstream := upstreamRefusals(t, dir)
 	f, err := os.Open(filepath.Join(dir, "index.tsv"))
@@ -88,7 +88,7 @@ func sveltosDocuments(t *testing.T, dir string) []document {
 			cols = append(cols, "")
 		}
 		d := document{file: cols[0], apiVersion: cols[1], kind: cols[2], namespace: cols[3]}
-		if !strings.HasPrefix(d.file, "sveltos/") || refusedUpstream[d.file] {
+		if !strings.HasPrefix(d.file, prefix) || refusedUpstream[d.file] {
 			continue
 		}
 		docs = append(docs, d)

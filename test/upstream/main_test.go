@@ -16,9 +16,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package upstream runs the manifests Sveltos publishes (its documentation, samples, demos and
-// cookbooks) against the controller on a sandbox fleet: each must be accepted, and none may fail
-// as "not supported". The corpus is read in place from ../shared/upstream beside the repository
+// Package upstream runs the manifests Sveltos and Kubefleet publish (their documentation,
+// samples, demos and cookbooks) against the controller on a sandbox fleet: each must be
+// accepted, by check.sh too, and none may fail as "not supported". The corpus is read in place from ../shared/upstream beside the repository
 // (or $STAGECOACH_UPSTREAM_DIR); it is never copied into the repository.
 package upstream
 

@@ -70,7 +70,7 @@ const settleTimeout = 5 * time.Minute
 // which is expected here: what matters is that nothing is refused.
 func TestSveltosCorpus(t *testing.T) {
 	dir := corpusDir(t)
-	docs := sveltosDocuments(t, dir)
+	docs := corpusDocuments(t, dir, "sveltos/")
 	c := testenv.Client(t)
 	ctx := t.Context()
 	registerCorpusCluster(t, c, docs)
