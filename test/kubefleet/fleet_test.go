@@ -247,7 +247,7 @@ func writtenInV1(t *testing.T, objs ...client.Object) {
 		}
 		var versions []string
 		for _, f := range obj.GetManagedFields() {
-			if f.Subresource == "" && f.FieldsV1 != nil && strings.Contains(string(f.FieldsV1.Raw), `"f:spec"`) {
+			if f.Subresource == "" && f.FieldsV1 != nil && strings.Contains(f.FieldsV1.GetRawString(), `"f:spec"`) {
 				versions = append(versions, f.APIVersion)
 				if strings.HasSuffix(f.APIVersion, "/v1") {
 					versions = nil

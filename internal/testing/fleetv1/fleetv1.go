@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package fleetv1 gives tests a client that reads and writes the Kubefleet kinds as
 // placement.kubernetes-fleet.io/v1 and cluster.kubernetes-fleet.io/v1 through the API server, the
 // version Kubefleet's docs write, while the test code keeps the v1beta1 Go types: a typed object
