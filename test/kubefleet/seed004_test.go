@@ -269,17 +269,46 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // TestNamespaceScopedWalkthrough follows the namespace-scoped half of seed 004: web-app with
 // nginx 1.20, snapshot 1 with nginx 1.21, the StagedUpdateRun approved with the seed's patch (no
-// observedGeneration), then the rollback run to 1.20.
+// observedGeneration), then the rollback run to 1.20. It runs twice side by side: with the seed's
+// v1beta1 documents as written, and with the same documents sent as v1 in a namespace of their own.
 func TestNamespaceScopedWalkthrough(t *testing.T) {
-	c := testenv.Client(t)
-	applyAsWritten(t, "004-namespace-my-app-namespace.yaml", nil)
-	applyAsWritten(t, "004-deployment-web-app-nginx-1.20.yaml", nil)
-	applyAsWritten(t, "004-service-web-app.yaml", nil)
-	applyAsWritten(t, "004-resourceplacement-web-app-placement.yaml", nil)
+	t.Run("v1beta1 as written", func(t *testing.T) {
+		t.Parallel()
+		namespaceScopedWalkthrough(t, testenv.Client(t), "my-app-namespace", applyAsWritten)
+	})
+	t.Run("v1", func(t *testing.T) {
+		t.Parallel()
+		const ns = "my-app-v1"
+		namespaceScopedWalkthrough(t, kclient(t), ns, func(t *testing.T, file string, mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
+			t.Helper()
+			return apply(t, file, func(u *unstructured.Unstructured) {
+				if u.GetKind() == "Namespace" {
+					u.SetName(ns)
+				} else {
+					u.SetNamespace(ns)
+				}
+				if mutate != nil {
+					mutate(u)
+				}
+			})
+		})
+		writtenInV1(t, &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-app-placement"}},
+			&placementv1beta1.StagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-rollout-strategy"}},
+			&placementv1beta1.StagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-app-rollout-v1-21"}})
+	})
+}
+
+// namespaceScopedWalkthrough is the walkthrough in namespace ns, each document applied with
+// applyDoc and every object read with c.
+func namespaceScopedWalkthrough(t *testing.T, c client.Client, ns string, applyDoc func(*testing.T, string, func(*unstructured.Unstructured)) *unstructured.Unstructured) {
+	applyDoc(t, "004-namespace-my-app-namespace.yaml", nil)
+	applyDoc(t, "004-deployment-web-app-nginx-1.20.yaml", nil)
+	applyDoc(t, "004-service-web-app.yaml", nil)
+	applyDoc(t, "004-resourceplacement-web-app-placement.yaml", nil)
 	waitSnapshot := func(name, latest string) {
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			snap := &placementv1beta1.ResourceSnapshot{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "my-app-namespace", Name: name}, snap); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, snap); err != nil {
 				return err
 			}
 			if snap.Labels["kubernetes-fleet.io/is-latest-snapshot"] != latest {
@@ -289,18 +318,18 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 		})
 	}
 	waitSnapshot("web-app-placement-0-snapshot", "true")
-	applyAsWritten(t, "004-deployment-web-app-nginx-1.21.yaml", nil)
+	applyDoc(t, "004-deployment-web-app-nginx-1.21.yaml", nil)
 	waitSnapshot("web-app-placement-1-snapshot", "true")
-	applyAsWritten(t, "004-stagedupdatestrategy-app-rollout-strategy.yaml", shortWaits)
+	applyDoc(t, "004-stagedupdatestrategy-app-rollout-strategy.yaml", shortWaits)
 
 	rollout := func(runFile, runName, image string) {
 		t.Helper()
-		applyAsWritten(t, runFile, nil)
-		approve(t, &placementv1beta1.ApprovalRequest{ObjectMeta: metav1.ObjectMeta{Namespace: "my-app-namespace", Name: runName + "-prod-clusters"}},
+		applyDoc(t, runFile, nil)
+		approve(t, &placementv1beta1.ApprovalRequest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: runName + "-prod-clusters"}},
 			"004-approval-patch-approvalrequest-web-app-rollout-v1-21-prod-clusters.json")
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			run := &placementv1beta1.StagedUpdateRun{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "my-app-namespace", Name: runName}, run); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: runName}, run); err != nil {
 				return err
 			}
 			if !meta.IsStatusConditionTrue(run.Status.Conditions, "Succeeded") {
@@ -310,14 +339,14 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 		})
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			for _, m := range members {
-				d, err := member(t, m).AppsV1().Deployments("my-app-namespace").Get(ctx, "web-app", metav1.GetOptions{})
+				d, err := member(t, m).AppsV1().Deployments(ns).Get(ctx, "web-app", metav1.GetOptions{})
 				if err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
 				if got := d.Spec.Template.Spec.Containers[0].Image; got != image || !deploymentAvailable(d) {
 					return fmt.Errorf("%s runs %s (available %v), want %s", m, got, deploymentAvailable(d), image)
 				}
-				if _, err := member(t, m).CoreV1().Services("my-app-namespace").Get(ctx, "web-app", metav1.GetOptions{}); err != nil {
+				if _, err := member(t, m).CoreV1().Services(ns).Get(ctx, "web-app", metav1.GetOptions{}); err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
 			}
@@ -326,7 +355,7 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 	}
 	rollout("004-stagedupdaterun-web-app-rollout-v1-21.yaml", "web-app-rollout-v1-21", "nginx:1.21")
 	rollout("004-stagedupdaterun-web-app-rollback-v1-20.yaml", "web-app-rollback-v1-20", "nginx:1.20")
-	t.Log("kubectl get rp,sur,areq -n my-app-namespace:\n" + kubectl(t, "get", "rp,sur,areq", "-n", "my-app-namespace"))
+	t.Log("kubectl get rp,sur,areq -n " + ns + ":\n" + kubectl(t, "get", "rp,sur,areq", "-n", ns))
 }
 
 func deploymentAvailable(d *appsv1.Deployment) bool {
