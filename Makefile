@@ -134,6 +134,8 @@ verify-generated: ## Fail if the deepcopy code, CRDs or RBAC role are stale (and
 generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC role from the reconcilers' markers; copy both into the Helm chart.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd
+	@# The Kubefleet CRDs serve Kubefleet's older versions too, with the v1beta1 schema.
+	go run ./hack/crdversions config/crd
 	$(CONTROLLER_GEN) rbac:roleName=stagecoach-manager paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
 	@# The chart installs exactly these: copies, never edited by hand.
 	rm -f charts/stagecoach/crds/*.yaml && cp config/crd/*.yaml charts/stagecoach/crds/

@@ -51,6 +51,7 @@ import (
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetv1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -222,7 +223,7 @@ func TestDashboard(t *testing.T) {
 // back goes to the page of the run it creates, which puts the first content back on the clusters.
 func TestDashboardRollbackPlacement(t *testing.T) {
 	browser := chromium(t)
-	c := testenv.Client(t)
+	c := fleetv1.Client(testenv.Client(t)) // the Kubefleet kinds go through v1, as Kubefleet's docs write them
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dashrun"}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "dashrun"}, Data: map[string]string{"value": "v1"}}
 	all := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "dashrun-all"}}

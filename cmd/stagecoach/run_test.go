@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetv1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -38,7 +39,7 @@ import (
 // stage that asks for it (refused for a stage without an approval task or unknown), stop and
 // resume, get, then a rollback of the placement to its first snapshot, read from qa.
 func TestRunCommands(t *testing.T) {
-	c := testenv.Client(t)
+	c := fleetv1.Client(testenv.Client(t)) // the Kubefleet kinds go through v1, as Kubefleet's docs write them
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "clirun"}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "clirun"}, Data: map[string]string{"value": "v1"}}
 	staged := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "clirun-staged"}}

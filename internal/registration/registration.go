@@ -21,6 +21,7 @@ limitations under the License.
 package registration
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -60,6 +61,10 @@ type Cluster struct {
 	Manager string
 	// Identity is the user the MemberCluster names as its spec.identity; Manager when empty.
 	Identity string
+	// MemberVersion is the version of cluster.kubernetes-fleet.io the MemberCluster is written in:
+	// v1beta1 when empty, which CRDs of every Stagecoach release serve; the sandbox, which
+	// installs its own CRDs, writes v1 as Kubefleet's docs do. The object is the same either way.
+	MemberVersion string
 	// CreateNamespace creates Namespace first. Without the right to create namespaces the one
 	// named must exist already.
 	CreateNamespace bool
@@ -97,7 +102,8 @@ func Register(ctx context.Context, c client.Client, r Cluster) error {
 		if identity == "" {
 			identity = r.Manager
 		}
-		objs = append(objs, map[string]any{"apiVersion": clusterv1beta1.GroupVersion.String(), "kind": "MemberCluster",
+		version := cmp.Or(r.MemberVersion, clusterv1beta1.GroupVersion.Version)
+		objs = append(objs, map[string]any{"apiVersion": clusterv1beta1.GroupVersion.Group + "/" + version, "kind": "MemberCluster",
 			"metadata": map[string]any{"name": r.Name, "labels": labels, "annotations": memberAnnotations},
 			"spec":     map[string]any{"identity": map[string]any{"kind": "User", "name": identity, "apiGroup": "rbac.authorization.k8s.io"}}})
 	}

@@ -72,7 +72,7 @@ func (l layout) registerClusters(ctx context.Context, cfg *rest.Config, st *stat
 			return err
 		}
 		err = registration.Register(ctx, c, registration.Cluster{Namespace: cl.Name, Name: cl.Name, Labels: cl.Labels,
-			Kubeconfig: kubeconfig, Member: true, Manager: FieldManager, Identity: AdminUser, CreateNamespace: true})
+			Kubeconfig: kubeconfig, Member: true, MemberVersion: "v1", Manager: FieldManager, Identity: AdminUser, CreateNamespace: true})
 		if err != nil {
 			return fmt.Errorf("registering %s: %w", cl.Name, err)
 		}

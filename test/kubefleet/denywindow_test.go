@@ -39,7 +39,7 @@ import (
 // TestDenyWindowHoldsRun: a run whose strategy has a deny window open starts no stage and says
 // until when; once the window is taken off the strategy, the run goes through.
 func TestDenyWindowHoldsRun(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	// Open from a minute ago, for an hour: cron expressions of those times of day, in UTC.
 	now := time.Now().UTC()
 	daily := func(at time.Time) string { return fmt.Sprintf("CRON_TZ=UTC %d %d * * *", at.Minute(), at.Hour()) }

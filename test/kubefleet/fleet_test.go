@@ -37,8 +37,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetv1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -53,9 +55,26 @@ func fixture(t *testing.T, file string) []byte {
 	return data
 }
 
-// apply creates the seed's object, or replaces the spec/data of the one that exists, after
-// mutate (which may be nil) adjusted it; the object is deleted when the test ends.
+// kclient is the client the tests write and read with. It sends the Kubefleet kinds as
+// placement.kubernetes-fleet.io/v1 and cluster.kubernetes-fleet.io/v1, the versions Kubefleet's
+// docs write, so that every test here drives v1 objects; the walkthroughs of seed 004 apply the
+// seed's v1beta1 documents as written (applyAsWritten).
+func kclient(t testing.TB) client.Client { return fleetv1.Client(testenv.Client(t)) }
+
+// apply creates the seed's object through v1 (kclient), or replaces the spec/data of the one that
+// exists, after mutate (which may be nil) adjusted it; the object is deleted when the test ends.
 func apply(t *testing.T, file string, mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
+	t.Helper()
+	return applyWith(t, kclient(t), file, mutate)
+}
+
+// applyAsWritten is apply in the version the seed's document names.
+func applyAsWritten(t *testing.T, file string, mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
+	t.Helper()
+	return applyWith(t, testenv.Client(t), file, mutate)
+}
+
+func applyWith(t *testing.T, c client.Client, file string, mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal(fixture(t, file), &u.Object); err != nil {
@@ -64,7 +83,6 @@ func apply(t *testing.T, file string, mutate func(*unstructured.Unstructured)) *
 	if mutate != nil {
 		mutate(u)
 	}
-	c := testenv.Client(t)
 	ctx := t.Context()
 	existing := &unstructured.Unstructured{}
 	existing.SetGroupVersionKind(u.GroupVersionKind())
@@ -100,7 +118,7 @@ func member(t *testing.T, name string) kubernetes.Interface {
 // approve patches the status of an approval request with one of the seed's approval bodies.
 func approve(t *testing.T, obj client.Object, patchFile string) {
 	t.Helper()
-	c := testenv.Client(t)
+	c := kclient(t)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		return c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 	})
@@ -202,7 +220,7 @@ func externalPlacement(name, ns string) *placementv1beta1.ClusterResourcePlaceme
 // createAll creates the objects, in order, and deletes them when the test ends.
 func createAll(t *testing.T, objs ...client.Object) {
 	t.Helper()
-	c := testenv.Client(t)
+	c := kclient(t)
 	for _, obj := range objs {
 		if err := c.Create(t.Context(), obj); err != nil {
 			t.Fatal(err)
@@ -215,6 +233,38 @@ func createAll(t *testing.T, objs ...client.Object) {
 func waitSnapshot(t *testing.T, name string) {
 	t.Helper()
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		return testenv.Client(t).Get(ctx, client.ObjectKey{Name: name}, &placementv1beta1.ClusterResourceSnapshot{})
+		return kclient(t).Get(ctx, client.ObjectKey{Name: name}, &placementv1beta1.ClusterResourceSnapshot{})
 	})
+}
+
+// writtenInV1 fails the test unless a write of each object's spec went through version v1 of
+// its group (its managed fields record the version of every write).
+func writtenInV1(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, obj := range objs {
+		if err := kclient(t).Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Fatal(err)
+		}
+		var versions []string
+		for _, f := range obj.GetManagedFields() {
+			if f.Subresource == "" && f.FieldsV1 != nil && strings.Contains(f.FieldsV1.GetRawString(), `"f:spec"`) {
+				versions = append(versions, f.APIVersion)
+				if strings.HasSuffix(f.APIVersion, "/v1") {
+					versions = nil
+					break
+				}
+			}
+		}
+		if versions != nil {
+			t.Errorf("%s: its spec was written through %v, never v1", obj.GetName(), versions)
+		}
+	}
+}
+
+// TestMembersRegisteredInV1: the sandbox registers its MemberClusters as
+// cluster.kubernetes-fleet.io/v1, and every test here places onto them.
+func TestMembersRegisteredInV1(t *testing.T) {
+	for _, m := range members {
+		writtenInV1(t, &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: m}})
+	}
 }

@@ -40,7 +40,7 @@ import (
 // placement's members in update order, and, from dry runs on the members, what the snapshot
 // would create the first time and update once a run rolled the first snapshot out.
 func TestPlanUpdateRun(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "plan-cm", Namespace: "plan-ns"}, Data: map[string]string{"key": "value1"}}
 	strategy := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: "plan-strategy"}}
 	strategy.Spec.Stages = []placementv1beta1.StageConfig{

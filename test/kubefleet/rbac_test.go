@@ -39,7 +39,7 @@ import (
 // another kind is refused in words that say how to grant it; a selected Namespace carries the
 // kinds the controller may read and leaves the others behind.
 func TestPlacementReadsOnlyWhatTheChartGrants(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	apply(t, "004-clusterresourceplacement-example-placement.yaml", func(u *unstructured.Unstructured) {
 		u.SetName("unreadable-kind")
 		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"group": "", "version": "v1", "kind": "PersistentVolume", "name": "data"}}, "spec", "resourceSelectors")

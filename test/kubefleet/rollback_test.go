@@ -39,7 +39,7 @@ import (
 // snapshot, stage by stage in reverse and without waits, which takes the new object off member2,
 // the staging cluster that had received it; what member3 held stays as it was.
 func TestRollbackRun(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rb-ns"}}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "rb-cm", Namespace: "rb-ns"}, Data: map[string]string{"key": "value1"}}
 	zero := intstr.FromInt32(0)
@@ -71,6 +71,7 @@ func TestRollbackRun(t *testing.T) {
 
 	waitSnapshot(t, "rb-placement-0-snapshot")
 	start("rb-run-1", "0")
+	writtenInV1(t, strategy, crp, &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "rb-run-1"}})
 	approveStaging("rb-run-1")
 	runSucceeded(t, "rb-run-1")
 

@@ -64,7 +64,7 @@ func runSucceeded(t *testing.T, name string) *placementv1beta1.ClusterStagedUpda
 	var run *placementv1beta1.ClusterStagedUpdateRun
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		var err error
-		if run, err = getRun(ctx, name, testenv.Client(t)); err != nil {
+		if run, err = getRun(ctx, name, kclient(t)); err != nil {
 			return err
 		}
 		if !meta.IsStatusConditionTrue(run.Status.Conditions, "Succeeded") {
@@ -81,7 +81,7 @@ func runFailed(t *testing.T, name string, within time.Duration) *placementv1beta
 	var run *placementv1beta1.ClusterStagedUpdateRun
 	testenv.Eventually(t, within, func(ctx context.Context) error {
 		var err error
-		if run, err = getRun(ctx, name, testenv.Client(t)); err != nil {
+		if run, err = getRun(ctx, name, kclient(t)); err != nil {
 			return err
 		}
 		if s := meta.FindStatusCondition(run.Status.Conditions, "Succeeded"); s == nil || s.Status != metav1.ConditionFalse {
@@ -97,9 +97,9 @@ func runFailed(t *testing.T, name string, within time.Duration) *placementv1beta
 // patch, value2 everywhere, then example-run-2 rolling back to value1.
 func TestClusterScopedWalkthrough(t *testing.T) {
 	c := testenv.Client(t)
-	apply(t, "004-namespace-test-namespace.yaml", nil)
-	apply(t, "004-configmap-test-cm-value1.yaml", nil)
-	apply(t, "004-clusterresourceplacement-example-placement.yaml", nil)
+	applyAsWritten(t, "004-namespace-test-namespace.yaml", nil)
+	applyAsWritten(t, "004-configmap-test-cm-value1.yaml", nil)
+	applyAsWritten(t, "004-clusterresourceplacement-example-placement.yaml", nil)
 
 	// Scheduled on all three members, nothing deployed, not available yet.
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
@@ -121,7 +121,7 @@ func TestClusterScopedWalkthrough(t *testing.T) {
 		t.Errorf("kubectl get crp columns %v", cols)
 	}
 
-	apply(t, "004-configmap-test-cm-value2.yaml", nil)
+	applyAsWritten(t, "004-configmap-test-cm-value2.yaml", nil)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := snapshotLabels(ctx, c, "example-placement-0-snapshot", "false"); err != nil {
 			return err
@@ -136,9 +136,9 @@ func TestClusterScopedWalkthrough(t *testing.T) {
 		t.Errorf("snapshot 1 holds %s", s)
 	}
 
-	apply(t, "004-clusterstagedupdatestrategy-example-strategy.yaml", shortWaits)
+	applyAsWritten(t, "004-clusterstagedupdatestrategy-example-strategy.yaml", shortWaits)
 	order := watchValues(t, "test-namespace", "test-cm")
-	apply(t, "004-clusterstagedupdaterun-example-run.yaml", nil)
+	applyAsWritten(t, "004-clusterstagedupdaterun-example-run.yaml", nil)
 	approval := &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "example-run-canary"}}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(approval), approval); err != nil {
@@ -181,7 +181,7 @@ func TestClusterScopedWalkthrough(t *testing.T) {
 	})
 
 	// Rollback: example-run-2 takes snapshot 0 through the same stages.
-	apply(t, "004-clusterstagedupdaterun-example-run-2.yaml", nil)
+	applyAsWritten(t, "004-clusterstagedupdaterun-example-run-2.yaml", nil)
 	approve(t, &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "example-run-2-canary"}},
 		"004-approval-patch-clusterapprovalrequest-example-run-canary.json")
 	run := runSucceeded(t, "example-run-2")
@@ -247,7 +247,7 @@ func snapshotLabels(ctx context.Context, c client.Client, name, latest string) e
 
 func mustRun(t *testing.T, name string) *placementv1beta1.ClusterStagedUpdateRun {
 	t.Helper()
-	run, err := getRun(t.Context(), name, testenv.Client(t))
+	run, err := getRun(t.Context(), name, kclient(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,17 +269,46 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // TestNamespaceScopedWalkthrough follows the namespace-scoped half of seed 004: web-app with
 // nginx 1.20, snapshot 1 with nginx 1.21, the StagedUpdateRun approved with the seed's patch (no
-// observedGeneration), then the rollback run to 1.20.
+// observedGeneration), then the rollback run to 1.20. It runs twice side by side: with the seed's
+// v1beta1 documents as written, and with the same documents sent as v1 in a namespace of their own.
 func TestNamespaceScopedWalkthrough(t *testing.T) {
-	c := testenv.Client(t)
-	apply(t, "004-namespace-my-app-namespace.yaml", nil)
-	apply(t, "004-deployment-web-app-nginx-1.20.yaml", nil)
-	apply(t, "004-service-web-app.yaml", nil)
-	apply(t, "004-resourceplacement-web-app-placement.yaml", nil)
+	t.Run("v1beta1 as written", func(t *testing.T) {
+		t.Parallel()
+		namespaceScopedWalkthrough(t, testenv.Client(t), "my-app-namespace", applyAsWritten)
+	})
+	t.Run("v1", func(t *testing.T) {
+		t.Parallel()
+		const ns = "my-app-v1"
+		namespaceScopedWalkthrough(t, kclient(t), ns, func(t *testing.T, file string, mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
+			t.Helper()
+			return apply(t, file, func(u *unstructured.Unstructured) {
+				if u.GetKind() == "Namespace" {
+					u.SetName(ns)
+				} else {
+					u.SetNamespace(ns)
+				}
+				if mutate != nil {
+					mutate(u)
+				}
+			})
+		})
+		writtenInV1(t, &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-app-placement"}},
+			&placementv1beta1.StagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-rollout-strategy"}},
+			&placementv1beta1.StagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-app-rollout-v1-21"}})
+	})
+}
+
+// namespaceScopedWalkthrough is the walkthrough in namespace ns, each document applied with
+// applyDoc and every object read with c.
+func namespaceScopedWalkthrough(t *testing.T, c client.Client, ns string, applyDoc func(*testing.T, string, func(*unstructured.Unstructured)) *unstructured.Unstructured) {
+	applyDoc(t, "004-namespace-my-app-namespace.yaml", nil)
+	applyDoc(t, "004-deployment-web-app-nginx-1.20.yaml", nil)
+	applyDoc(t, "004-service-web-app.yaml", nil)
+	applyDoc(t, "004-resourceplacement-web-app-placement.yaml", nil)
 	waitSnapshot := func(name, latest string) {
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			snap := &placementv1beta1.ResourceSnapshot{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "my-app-namespace", Name: name}, snap); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, snap); err != nil {
 				return err
 			}
 			if snap.Labels["kubernetes-fleet.io/is-latest-snapshot"] != latest {
@@ -289,18 +318,18 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 		})
 	}
 	waitSnapshot("web-app-placement-0-snapshot", "true")
-	apply(t, "004-deployment-web-app-nginx-1.21.yaml", nil)
+	applyDoc(t, "004-deployment-web-app-nginx-1.21.yaml", nil)
 	waitSnapshot("web-app-placement-1-snapshot", "true")
-	apply(t, "004-stagedupdatestrategy-app-rollout-strategy.yaml", shortWaits)
+	applyDoc(t, "004-stagedupdatestrategy-app-rollout-strategy.yaml", shortWaits)
 
 	rollout := func(runFile, runName, image string) {
 		t.Helper()
-		apply(t, runFile, nil)
-		approve(t, &placementv1beta1.ApprovalRequest{ObjectMeta: metav1.ObjectMeta{Namespace: "my-app-namespace", Name: runName + "-prod-clusters"}},
+		applyDoc(t, runFile, nil)
+		approve(t, &placementv1beta1.ApprovalRequest{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: runName + "-prod-clusters"}},
 			"004-approval-patch-approvalrequest-web-app-rollout-v1-21-prod-clusters.json")
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			run := &placementv1beta1.StagedUpdateRun{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "my-app-namespace", Name: runName}, run); err != nil {
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: runName}, run); err != nil {
 				return err
 			}
 			if !meta.IsStatusConditionTrue(run.Status.Conditions, "Succeeded") {
@@ -310,14 +339,14 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 		})
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			for _, m := range members {
-				d, err := member(t, m).AppsV1().Deployments("my-app-namespace").Get(ctx, "web-app", metav1.GetOptions{})
+				d, err := member(t, m).AppsV1().Deployments(ns).Get(ctx, "web-app", metav1.GetOptions{})
 				if err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
 				if got := d.Spec.Template.Spec.Containers[0].Image; got != image || !deploymentAvailable(d) {
 					return fmt.Errorf("%s runs %s (available %v), want %s", m, got, deploymentAvailable(d), image)
 				}
-				if _, err := member(t, m).CoreV1().Services("my-app-namespace").Get(ctx, "web-app", metav1.GetOptions{}); err != nil {
+				if _, err := member(t, m).CoreV1().Services(ns).Get(ctx, "web-app", metav1.GetOptions{}); err != nil {
 					return fmt.Errorf("%s: %w", m, err)
 				}
 			}
@@ -326,7 +355,7 @@ func TestNamespaceScopedWalkthrough(t *testing.T) {
 	}
 	rollout("004-stagedupdaterun-web-app-rollout-v1-21.yaml", "web-app-rollout-v1-21", "nginx:1.21")
 	rollout("004-stagedupdaterun-web-app-rollback-v1-20.yaml", "web-app-rollback-v1-20", "nginx:1.20")
-	t.Log("kubectl get rp,sur,areq -n my-app-namespace:\n" + kubectl(t, "get", "rp,sur,areq", "-n", "my-app-namespace"))
+	t.Log("kubectl get rp,sur,areq -n " + ns + ":\n" + kubectl(t, "get", "rp,sur,areq", "-n", ns))
 }
 
 func deploymentAvailable(d *appsv1.Deployment) bool {
@@ -341,7 +370,7 @@ func deploymentAvailable(d *appsv1.Deployment) bool {
 // TestRunsThatCannotStart: a run naming a snapshot index the placement does not have, a missing
 // strategy, or a placement that rolls out by itself fails at once and says why.
 func TestRunsThatCannotStart(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	// Its own namespace: the walkthrough's is deleted when that test ends, which takes a while.
 	apply(t, "004-namespace-test-namespace.yaml", func(u *unstructured.Unstructured) { u.SetName("cannot-start") })
 	selectNamespace := func(name, strategy string) func(*unstructured.Unstructured) {
@@ -391,7 +420,7 @@ func TestRunsThatCannotStart(t *testing.T) {
 // TestStopAndResume stops a run while it waits for approval after staging: canary is not touched
 // until the run is set back to Run and approved, and then it finishes.
 func TestStopAndResume(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	apply(t, "004-namespace-test-namespace.yaml", func(u *unstructured.Unstructured) { u.SetName("stop-resume") })
 	apply(t, "004-configmap-test-cm-value1.yaml", func(u *unstructured.Unstructured) { u.SetNamespace("stop-resume") })
 	apply(t, "004-clusterresourceplacement-example-placement.yaml", func(u *unstructured.Unstructured) {
@@ -458,6 +487,7 @@ func TestStopAndResume(t *testing.T) {
 	approve(t, &placementv1beta1.ClusterApprovalRequest{ObjectMeta: metav1.ObjectMeta{Name: "stop-run-canary"}},
 		"004-approval-patch-clusterapprovalrequest-example-run-canary.json")
 	runSucceeded(t, "stop-run")
+	writtenInV1(t, run) // the seed's v1beta1 document, sent as v1
 	for _, m := range members {
 		if _, err := member(t, m).CoreV1().ConfigMaps("stop-resume").Get(t.Context(), "test-cm", metav1.GetOptions{}); err != nil {
 			t.Errorf("%s: %v", m, err)
@@ -468,7 +498,7 @@ func TestStopAndResume(t *testing.T) {
 // TestRollingUpdatePlacement: without an External strategy a placement rolls every change out
 // by itself, and withdraws what it placed when it is deleted.
 func TestRollingUpdatePlacement(t *testing.T) {
-	c := testenv.Client(t)
+	c := kclient(t)
 	apply(t, "004-namespace-test-namespace.yaml", func(u *unstructured.Unstructured) { u.SetName("rolling") })
 	apply(t, "004-configmap-test-cm-value1.yaml", func(u *unstructured.Unstructured) { u.SetNamespace("rolling") })
 	crp := apply(t, "004-clusterresourceplacement-example-placement.yaml", func(u *unstructured.Unstructured) {
