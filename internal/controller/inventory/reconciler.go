@@ -27,8 +27,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -93,7 +93,9 @@ func (r *Reconciler) sources() []*source {
 		kind:    "MemberCluster",
 		new:     func() client.Object { return &clusterv1beta1.MemberCluster{} },
 		observe: func(o client.Object) observed { return ofMemberCluster(o.(*clusterv1beta1.MemberCluster)) },
-		profile: func(req reconcile.Request) client.ObjectKey { return client.ObjectKey{Namespace: r.namespace, Name: req.Name} },
+		profile: func(req reconcile.Request) client.ObjectKey {
+			return client.ObjectKey{Namespace: r.namespace, Name: req.Name}
+		},
 		request: func(p client.Object) reconcile.Request {
 			return reconcile.Request{NamespacedName: types.NamespacedName{Name: p.GetName()}}
 		},
@@ -239,4 +241,3 @@ func (r *Reconciler) warn(cluster client.Object, msg string) {
 		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, reasonNotPublished, "Publish", "%s", msg)
 	}
 }
-
