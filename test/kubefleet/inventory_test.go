@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	inventoryv1alpha1 "github.com/stagecoach-dev/stagecoach/api/inventory/v1alpha1"
 	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
@@ -141,4 +142,41 @@ func TestClusterInventory(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestClusterInventoryLeavesOthersProfiles: a ClusterProfile of the cluster's name that another
+// cluster manager made is not taken over; an Event on the cluster says why it is not published.
+func TestClusterInventoryLeavesOthersProfiles(t *testing.T) {
+	const name = "inventory-foreign"
+	c := testenv.Client(t)
+	foreign := &inventoryv1alpha1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
+		Labels: map[string]string{inventoryv1alpha1.ClusterManagerLabel: "OtherManager"}},
+		Spec: inventoryv1alpha1.ClusterProfileSpec{DisplayName: "theirs", ClusterManager: inventoryv1alpha1.ClusterManager{Name: "OtherManager"}}}
+	createAll(t, foreign)
+	kubeconfig, err := os.ReadFile(testenv.Fleet.Managed[0].Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registration.Cluster{Namespace: name, Name: name, Kubeconfig: kubeconfig, Member: true, Manager: "inventory-test", CreateNamespace: true}
+	if err := registration.Register(t.Context(), c, reg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = registration.Unregister(context.Background(), c, name, name) })
+	profileState(t, name, name, metav1.ConditionTrue) // the SveltosCluster's, in its own namespace
+
+	mc := &clusterv1beta1.MemberCluster{}
+	if err := c.Get(t.Context(), client.ObjectKey{Name: name}, mc); err != nil {
+		t.Fatal(err)
+	}
+	ev := testenv.ExpectEvent(t, timeout, c, mc, "ClusterProfileNotPublished")
+	if want := "ClusterProfile default/inventory-foreign exists and belongs to OtherManager: this MemberCluster is not published"; ev.Note != want {
+		t.Errorf("Event %q, want %q", ev.Note, want)
+	}
+	got := &inventoryv1alpha1.ClusterProfile{}
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(foreign), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.DisplayName != "theirs" || len(got.Status.Conditions) != 0 || len(got.OwnerReferences) != 0 {
+		t.Errorf("the other manager's profile changed: %+v", got)
+	}
 }
