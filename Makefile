@@ -114,7 +114,8 @@ vet: ## go vet (with and without the e2e tag), gofmt on every Go file, and the r
 lint: ## golangci-lint with .golangci.yml (govet, staticcheck, errcheck, revive, misspell, gocognit, goimports).
 	$(GOLANGCI_LINT) run ./...
 
-GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml charts/stagecoach/crds/*.yaml charts/stagecoach/files/role.yaml
+GENERATED = api/*/*/zz_generated.deepcopy.go config/crd/*.yaml config/rbac/*.yaml charts/stagecoach/crds/*.yaml charts/stagecoach/files/role.yaml \
+	charts/stagecoach/files/multicluster.x-k8s.io_clusterprofiles.yaml
 
 .PHONY: verify-generated
 verify-generated: ## Fail if the deepcopy code, CRDs or RBAC role are stale (and regenerate them).
@@ -139,6 +140,9 @@ generate: ## Regenerate deepcopy code and CRDs from the API types, and the RBAC 
 	$(CONTROLLER_GEN) rbac:roleName=stagecoach-manager paths=./internal/controller/... output:rbac:artifacts:config=config/rbac
 	@# The chart installs exactly these: copies, never edited by hand.
 	rm -f charts/stagecoach/crds/*.yaml && cp config/crd/*.yaml charts/stagecoach/crds/
+	@# The Cluster Inventory API's CRD may be another cluster manager's: a template installs it,
+	@# and leaves one the release did not install alone (templates/clusterprofile-crd.yaml).
+	mv charts/stagecoach/crds/multicluster.x-k8s.io_clusterprofiles.yaml charts/stagecoach/files/
 	cp config/rbac/role.yaml charts/stagecoach/files/role.yaml
 
 .PHONY: kube

@@ -37,6 +37,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/inventory"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/managercache"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
@@ -103,6 +104,10 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"Kubefleet bindings applied again per second, at most, to revert drift (each binding kind): in a fleet too large to resync every --drift-interval at this rate, bindings are resynced less often")
 	f.BoolVar(&opts.controllers.LocalAsController, "local-deployment-as-controller", false,
 		"deploy the deploymentType Local content of profiles that name no ServiceAccount (labels projectsveltos.io/serviceaccount-name and -namespace) with the controller's own identity")
+	f.BoolVar(&opts.controllers.ClusterInventory, "cluster-inventory", false,
+		"publish a Cluster Inventory API ClusterProfile (multicluster.x-k8s.io/v1alpha1) for every SveltosCluster and MemberCluster; needs that CRD")
+	f.StringVar(&opts.controllers.InventoryNamespace, "cluster-inventory-namespace", inventory.DefaultNamespace,
+		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }

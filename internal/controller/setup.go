@@ -29,6 +29,8 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterprofile"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/eviction"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/inventory"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/placement"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
@@ -67,6 +69,12 @@ type Options struct {
 	// shard). Only the default shard's replica also drives profiles, promotions, placements and
 	// update runs, and reports their metrics.
 	Shard shard.Key
+	// ClusterInventory publishes a Cluster Inventory API ClusterProfile
+	// (multicluster.x-k8s.io/v1alpha1) for every registered cluster; its CRD must be installed.
+	ClusterInventory bool
+	// InventoryNamespace holds the ClusterProfiles of MemberClusters; empty means
+	// inventory.DefaultNamespace.
+	InventoryNamespace string
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
@@ -129,6 +137,15 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				// Zero means binding's defaults; a negative value is no setting here either.
 				ResyncInterval: opts.DriftInterval, MaxResyncRate: max(opts.MaxResyncRate, 0),
 				MaxConcurrentReconciles: max(opts.DeployConcurrency, 0)}).SetupWithManager(mgr)
+		}},
+		{"eviction", false, func() error {
+			return eviction.NewReconciler(eviction.Options{Client: c}).SetupWithManager(mgr)
+		}},
+		{"inventory", false, func() error {
+			if !opts.ClusterInventory {
+				return nil
+			}
+			return inventory.NewReconciler(inventory.Options{Client: c, Namespace: opts.InventoryNamespace}).SetupWithManager(mgr)
 		}},
 		{"updaterun", false, func() error {
 			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)

@@ -26,6 +26,7 @@ import (
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	inventoryv1alpha1 "github.com/stagecoach-dev/stagecoach/api/inventory/v1alpha1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 )
@@ -41,6 +42,8 @@ func New() *runtime.Scheme {
 		libv1beta1.AddToScheme,
 		clusterv1beta1.AddToScheme,
 		placementv1beta1.AddToScheme,
+		// The Cluster Inventory API's ClusterProfile, published for every registered cluster.
+		inventoryv1alpha1.AddToScheme,
 		// Flux sources, whose artifacts profiles deploy.
 		sourcev1.AddToScheme,
 	} {

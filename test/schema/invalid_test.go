@@ -54,6 +54,11 @@ func placement(spec string) string {
 	return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacement\nmetadata:\n  name: invalid\nspec:\n" + indent(spec, 2)
 }
 
+// budget wraps a spec into a ClusterResourcePlacementDisruptionBudget manifest.
+func budget(spec string) string {
+	return "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementDisruptionBudget\nmetadata:\n  name: invalid\nspec:\n" + indent(spec, 2)
+}
+
 func indent(s string, n int) string {
 	pad := strings.Repeat(" ", n)
 	var b strings.Builder
@@ -147,6 +152,18 @@ func TestInvalidManifestsRejected(t *testing.T) {
 		{"update run without a strategy",
 			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterStagedUpdateRun\nmetadata:\n  name: invalid\nspec:\n  placementName: p\n",
 			[]string{"stagedRolloutStrategyName", "Required value"}},
+		{"disruption budget with both maxUnavailable and minAvailable",
+			budget("maxUnavailable: 1\nminAvailable: 1\n"),
+			[]string{"Both MaxUnavailable and MinAvailable cannot be specified"}},
+		{"disruption budget with a percentage over 100",
+			budget("minAvailable: 101%\n"),
+			[]string{"minAvailable", "^(100|[0-9]{1,2})%$"}},
+		{"disruption budget with a negative number",
+			budget("maxUnavailable: -1\n"),
+			[]string{"maxUnavailable", "greater than or equal to 0"}},
+		{"eviction without a cluster",
+			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementEviction\nmetadata:\n  name: invalid\nspec:\n  placementName: p\n",
+			[]string{"clusterName", "Required value"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := &unstructured.Unstructured{}
@@ -196,6 +213,31 @@ func TestTolerationsOnlyGrow(t *testing.T) {
 	for name, tolerations := range map[string][]any{"removed": {spot}, "changed": {map[string]any{"key": "dedicated", "value": "cpu", "effect": "NoSchedule"}}} {
 		if err := update(tolerations...); err == nil || !strings.Contains(err.Error(), "tolerations cannot be updated or removed once added") {
 			t.Errorf("%s toleration: %v", name, err)
+		}
+	}
+}
+
+// TestEvictionSpecImmutable: an eviction is acted on once, so what it names cannot change.
+func TestEvictionSpecImmutable(t *testing.T) {
+	obj := &unstructured.Unstructured{}
+	manifest := "apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementEviction\nmetadata:\n  name: immutable\n" +
+		"spec:\n  placementName: p\n  clusterName: c\n"
+	if err := yaml.Unmarshal([]byte(manifest), &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	res := resourceFor(t, obj)
+	created, err := res.Create(t.Context(), obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = res.Delete(t.Context(), created.GetName(), metav1.DeleteOptions{}) })
+	for field, want := range map[string]string{"placementName": "The PlacementName field is immutable", "clusterName": "The ClusterName field is immutable"} {
+		u := created.DeepCopy()
+		if err := unstructured.SetNestedField(u.Object, "other", "spec", field); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.Update(t.Context(), u, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("changing %s: %v", field, err)
 		}
 	}
 }

@@ -149,6 +149,11 @@ type DeleteOptions struct {
 // PropertyName names a cluster property; it has the form of a Kubernetes label name.
 type PropertyName string
 
+// K8sVersionProperty holds the member's Kubernetes version, as the API server reported it to
+// Stagecoach's last successful probe (under the name Kubefleet's property provider gives it).
+// It is no quantity: a propertySorter or property selector on it matches nothing.
+const K8sVersionProperty PropertyName = "k8s.io/k8s-version"
+
 // PropertyValue is one observed value of a cluster property.
 type PropertyValue struct {
 	// Value is the observed value, written as a Kubernetes quantity (for example "3" or "16Gi").

@@ -52,6 +52,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ResourceBinding{}, &ResourceBindingList{},
 		&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{},
 		&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{},
+		&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{},
+		&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -48,6 +48,7 @@ func observe(c *clusterv1beta1.MemberCluster, threshold, failures int, version s
 		msg := fmt.Sprintf("The API server answers (Kubernetes %s)", version)
 		set(joined, metav1.ConditionTrue, reasonReachable, msg)
 		set(healthy, metav1.ConditionTrue, reasonReachable, msg)
+		setVersion(c, version)
 		return
 	}
 	set(healthy, metav1.ConditionFalse, probeErr.Reason, probeErr.Message)
@@ -61,4 +62,16 @@ func observe(c *clusterv1beta1.MemberCluster, threshold, failures int, version s
 		// Kept as it is, but judged against the current spec.
 		current.ObservedGeneration = c.Generation
 	}
+}
+
+// setVersion records the version the API server reported. The observation time moves only when
+// the version changes, so that a probe finding nothing new writes no status.
+func setVersion(c *clusterv1beta1.MemberCluster, version string) {
+	if version == "" || c.Status.Properties[clusterv1beta1.K8sVersionProperty].Value == version {
+		return
+	}
+	if c.Status.Properties == nil {
+		c.Status.Properties = map[clusterv1beta1.PropertyName]clusterv1beta1.PropertyValue{}
+	}
+	c.Status.Properties[clusterv1beta1.K8sVersionProperty] = clusterv1beta1.PropertyValue{Value: version, ObservationTime: metav1.Now()}
 }

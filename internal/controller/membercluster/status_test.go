@@ -58,6 +58,9 @@ func TestObserve(t *testing.T) {
 			if got := getConds(c); got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
+			if v := c.Status.Properties[clusterv1beta1.K8sVersionProperty].Value; tc.err == nil && v != "v1.36.3" {
+				t.Errorf("version property %q", v)
+			}
 			joined := meta.FindStatusCondition(c.Status.Conditions, "Joined")
 			switch {
 			case joined.ObservedGeneration != 4:
