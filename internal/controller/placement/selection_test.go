@@ -102,10 +102,6 @@ func TestUnsupportedFields(t *testing.T) {
 		{"mirror", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.Strategy.ReportBackStrategy = &placementv1beta1.ReportBackStrategy{Type: placementv1beta1.ReportBackStrategyTypeMirror, Destination: &mirror}
 		}, reasonUnsupportedField, "strategy.reportBackStrategy type Mirror"},
-		{"spread", func(p *placementv1beta1.ClusterResourcePlacement) {
-			p.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
-				TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}}
-		}, placementv1beta1.ResourceScheduleFailedReason, "topologySpreadConstraints are not supported"},
 	} {
 		p := crp("unsupported-"+tc.name, selectNamespace("unsupported"), nil, placementv1beta1.ExternalRolloutStrategyType)
 		tc.edit(p)
