@@ -52,6 +52,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ResourceBinding{}, &ResourceBindingList{},
 		&ClusterSchedulingPolicySnapshot{}, &ClusterSchedulingPolicySnapshotList{},
 		&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{},
+		&ClusterResourcePlacementStatus{}, &ClusterResourcePlacementStatusList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
