@@ -51,8 +51,16 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
 	if err != nil {
+		if req.DryRun {
+			return r.notDiffReported(ctx, b, err)
+		}
 		return r.notApplied(ctx, b, err)
 	}
+	if req.DryRun {
+		return r.reportDiff(ctx, b, remote, req)
+	}
+	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingDiffReportedCondition)
+	st.DiffedPlacements = nil
 	last := r.memo.get(client.ObjectKeyFromObject(b))
 	if !last.current(b) {
 		if last, err = r.apply(ctx, b, remote, req); err != nil {

@@ -64,8 +64,9 @@ func setNotApplied(st *placementv1beta1.ResourceBindingStatus, gen int64, snapsh
 func clearApplied(st *placementv1beta1.ResourceBindingStatus) {
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAppliedCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
+	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingDiffReportedCondition)
 	st.ObservedResourceSnapshotName = ""
-	st.FailedPlacements = nil
+	st.FailedPlacements, st.DiffedPlacements = nil, nil
 }
 
 // setFailedPlacements replaces the list, keeping the transition time of entries that did not
