@@ -21,6 +21,7 @@ package kubefleet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,6 +112,28 @@ func TestNamespaceAccessibleStatus(t *testing.T) {
 		return nil
 	})
 	copyIs("1")
+
+	// The copy cannot move to another namespace: the placement refuses the new selector.
+	createAll(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns + "-moved"}})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crp), crp); err != nil {
+			return err
+		}
+		crp.Spec.ResourceSelectors[0].Name = ns + "-moved"
+		return c.Update(ctx, crp)
+	})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crp), p); err != nil {
+			return err
+		}
+		s := meta.FindStatusCondition(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementScheduledConditionType))
+		want := `the Namespace resourceSelector names namespace "crps-demo-moved", but the placement selected "crps-demo" before`
+		if s == nil || s.Status != metav1.ConditionFalse || s.Reason != placementv1beta1.InvalidResourceSelectorsReason || !strings.Contains(s.Message, want) {
+			return fmt.Errorf("Scheduled %+v, want False saying %q", s, want)
+		}
+		return nil
+	})
 
 	if err := c.Delete(t.Context(), crp); err != nil {
 		t.Fatal(err)
