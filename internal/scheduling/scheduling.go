@@ -156,34 +156,14 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 	if policy.NumberOfClusters != nil {
 		want = int(*policy.NumberOfClusters)
 	}
-	if len(policy.TopologySpreadConstraints) > 0 {
-		picked, rest, violations := pickSpread(policy.TopologySpreadConstraints, members, candidates, want)
-		for _, c := range picked {
-			res.Picked = append(res.Picked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
-				Reason: fmt.Sprintf("Picked by the PickN policy with topology spread score %d and affinity score %d", c.spread, c.score)})
-		}
-		for _, c := range rest {
-			why, ruledOut := violations[c.Name]
-			if !ruledOut {
-				why = fmt.Sprintf("the policy asks for %d clusters and others rank first (affinity score %d)", want, c.score)
-			}
-			unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Reason: "Not Picked: " + why})
-			if ruledOut {
-				res.spreadBlocked++
-			}
-		}
-	} else {
-		slices.SortFunc(candidates, func(a, b scored) int {
-			return cmp.Or(-cmpBool(a.current, b.current), cmp.Compare(b.score, a.score), strings.Compare(a.Name, b.Name))
-		})
-		for i, c := range candidates {
-			if i >= want {
-				unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: c.Name,
-					Reason: fmt.Sprintf("Not Picked: the policy asks for %d clusters and others rank first (score %d)", want, c.score)})
-				continue
-			}
-			res.Picked = append(res.Picked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
-				Reason: fmt.Sprintf("Picked by the PickN policy with score %d (preferred cluster affinity weights)", c.score)})
+	picked, more, blocked := pickN(policy, members, candidates, want)
+	res.spreadBlocked = blocked
+	unpicked = append(unpicked, more...)
+	for _, d := range picked {
+		if d.Selected {
+			res.Picked = append(res.Picked, d)
+		} else {
+			unpicked = append(unpicked, d)
 		}
 	}
 	slices.SortFunc(res.Picked, func(a, b placementv1beta1.ClusterDecision) int { return strings.Compare(a.ClusterName, b.ClusterName) })
@@ -200,6 +180,49 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 			len(res.Picked), want, len(candidates))
 	}
 	return res, nil
+}
+
+// pickN picks want of the candidates: one at a time by topology spread, then affinity, when the
+// policy has topology spread constraints (see pickSpread), else by affinity score. blocked
+// counts the candidates a DoNotSchedule constraint kept out.
+func pickN(policy *placementv1beta1.PlacementPolicy, members []Member, candidates []scored, want int) (picked, unpicked []placementv1beta1.ClusterDecision, blocked int) {
+	if len(policy.TopologySpreadConstraints) == 0 {
+		return pickByAffinity(candidates, want), nil, 0
+	}
+	chosen, rest, violations := pickSpread(policy.TopologySpreadConstraints, members, candidates, want)
+	for _, c := range chosen {
+		picked = append(picked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
+			Reason: fmt.Sprintf("Picked by the PickN policy with topology spread score %d and affinity score %d", c.spread, c.score)})
+	}
+	for _, c := range rest {
+		why, ruledOut := violations[c.Name]
+		if ruledOut {
+			blocked++
+		} else {
+			why = fmt.Sprintf("the policy asks for %d clusters and others rank first (affinity score %d)", want, c.score)
+		}
+		unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Reason: "Not Picked: " + why})
+	}
+	return picked, unpicked, blocked
+}
+
+// pickByAffinity ranks the candidates: those picked before first, then by preferred-affinity
+// score, then name. The first want are picked; the decisions list the others too.
+func pickByAffinity(candidates []scored, want int) []placementv1beta1.ClusterDecision {
+	slices.SortFunc(candidates, func(a, b scored) int {
+		return cmp.Or(-cmpBool(a.current, b.current), cmp.Compare(b.score, a.score), strings.Compare(a.Name, b.Name))
+	})
+	out := make([]placementv1beta1.ClusterDecision, 0, len(candidates))
+	for i, c := range candidates {
+		if i >= want {
+			out = append(out, placementv1beta1.ClusterDecision{ClusterName: c.Name,
+				Reason: fmt.Sprintf("Not Picked: the policy asks for %d clusters and others rank first (score %d)", want, c.score)})
+			continue
+		}
+		out = append(out, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
+			Reason: fmt.Sprintf("Picked by the PickN policy with score %d (preferred cluster affinity weights)", c.score)})
+	}
+	return out
 }
 
 // pickFixed picks the named clusters that exist and have joined (or were picked before).
