@@ -139,16 +139,18 @@ func TestReportDiff(t *testing.T) {
 	}
 }
 
-// TestFullComparisonDrift: with comparisonOption FullComparison and whenToApply IfNotDrifted, a
-// key added on the member to a ConfigMap the placement applied, a field no manifest sets, is a
-// drift: the ConfigMap is left as it is and the placement says which field drifted.
+// TestFullComparisonDrift: with comparisonOption FullComparison a key added on the member to a
+// ConfigMap the placement applied, a field no manifest sets, is a drift. With whenToApply Always
+// the placement lists it in driftedPlacements and keeps applying; with IfNotDrifted the
+// ConfigMap is left as it is and the cluster's Applied condition names the field.
 func TestFullComparisonDrift(t *testing.T) {
 	t.Parallel()
+	c := testenv.Client(t)
 	const ns = "fullcomparison"
 	createAll(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: ns}, Data: map[string]string{"key": "hub"}})
-	createAll(t, fixedPlacement("fullcomparison", ns, &placementv1beta1.ApplyStrategy{
-		ComparisonOption: placementv1beta1.ComparisonOptionTypeFullComparison, WhenToApply: placementv1beta1.WhenToApplyTypeIfNotDrifted}, "member3"))
+	crp := fixedPlacement("fullcomparison", ns, &placementv1beta1.ApplyStrategy{ComparisonOption: placementv1beta1.ComparisonOptionTypeFullComparison}, "member3")
+	createAll(t, crp)
 	clusterStatusOf(t, "fullcomparison", "member3", func(_ *placementv1beta1.ClusterResourcePlacement, st *placementv1beta1.PerClusterPlacementStatus) error {
 		if !meta.IsStatusConditionTrue(st.Conditions, string(placementv1beta1.PerClusterAvailableConditionType)) {
 			return fmt.Errorf("not available: %+v", st.Conditions)
@@ -165,6 +167,24 @@ func TestFullComparisonDrift(t *testing.T) {
 		cm.Data["extra"] = "local"
 		_, err = m3.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: "someone"})
 		return err
+	})
+	clusterStatusOf(t, "fullcomparison", "member3", func(_ *placementv1beta1.ClusterResourcePlacement, st *placementv1beta1.PerClusterPlacementStatus) error {
+		want := []placementv1beta1.PatchDetail{{Path: "/data/extra", ValueInMember: `"local"`}}
+		if d := st.DriftedPlacements; len(d) != 1 || d[0].Kind != "ConfigMap" || fmt.Sprint(d[0].ObservedDrifts) != fmt.Sprint(want) {
+			return fmt.Errorf("driftedPlacements %+v, want the ConfigMap with %+v", d, want)
+		}
+		if !meta.IsStatusConditionTrue(st.Conditions, string(placementv1beta1.PerClusterAppliedConditionType)) {
+			return fmt.Errorf("not applied: %+v", st.Conditions)
+		}
+		return nil
+	})
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(crp), crp); err != nil {
+			return err
+		}
+		crp.Spec.Strategy.ApplyStrategy.WhenToApply = placementv1beta1.WhenToApplyTypeIfNotDrifted
+		return c.Update(ctx, crp)
 	})
 	clusterStatusOf(t, "fullcomparison", "member3", func(_ *placementv1beta1.ClusterResourcePlacement, st *placementv1beta1.PerClusterPlacementStatus) error {
 		c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.PerClusterAppliedConditionType))

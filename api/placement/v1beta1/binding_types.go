@@ -193,6 +193,14 @@ type ResourceBindingStatus struct {
 	// +listType=atomic
 	// +optional
 	DiffedPlacements []DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
+
+	// DriftedPlacements lists, with comparisonOption FullComparison, the applied resources whose
+	// state on the cluster has fields no manifest sets, as found right after the last apply, at
+	// most 100.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	DriftedPlacements []DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -68,6 +68,7 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 		}
 	}
 	setApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, len(last.objects))
+	st.DriftedPlacements = driftedPlacements(last.drifts, st.DriftedPlacements)
 	return r.checkAvailability(ctx, b, remote, last), nil
 }
 
@@ -114,6 +115,11 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	a := &applied{
 		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.resyncInterval()),
 		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{},
+	}
+	if req.FullComparison {
+		if a.drifts, err = manifests.Drifted(ctx, remote, req); err != nil {
+			return nil, r.applyError(ctx, b, objs, err)
+		}
 	}
 	r.memo.succeeded(client.ObjectKeyFromObject(b), a)
 	return a, nil

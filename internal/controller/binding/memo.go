@@ -44,6 +44,8 @@ type applied struct {
 	ok map[manifests.ObjectRef]availability.Result
 	// stale is set when an object went missing: the next reconcile applies again at once.
 	stale bool
+	// drifts are, with FullComparison, the fields no manifest sets found right after the apply.
+	drifts []manifests.Drift
 }
 
 // current reports whether a describes b as it is now and is not due to be applied again.

@@ -21,6 +21,7 @@ import (
 	"errors"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,7 +54,7 @@ func (r *kindReconciler) reportDiff(ctx context.Context, b placementv1beta1.Bind
 	}
 	st.ObservedResourceSnapshotName = spec.ResourceSnapshotName
 	st.DiffedPlacements = diffedPlacements(res.Diffs, objs, st.DiffedPlacements, metav1.Now())
-	st.FailedPlacements = nil
+	st.FailedPlacements, st.DriftedPlacements = nil, nil
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAppliedCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
 	msg := "No resource of the snapshot differs on the cluster"
@@ -126,6 +127,38 @@ func diffedPlacements(diffs []manifests.Diff, objs []manifests.Object, previous 
 		if len(out) == maxFailedPlacements {
 			break
 		}
+	}
+	return out
+}
+
+// driftedPlacements turns what a full comparison found right after an apply into status
+// entries, keeping when each resource was first seen drifted and when it was observed, unless
+// its drift changed.
+func driftedPlacements(drifts []manifests.Drift, previous []placementv1beta1.DriftedResourcePlacement) []placementv1beta1.DriftedResourcePlacement {
+	now := metav1.Now()
+	var out []placementv1beta1.DriftedResourcePlacement
+	for _, d := range drifts {
+		if d.Missing || len(out) == maxFailedPlacements {
+			continue
+		}
+		e := placementv1beta1.DriftedResourcePlacement{
+			ResourceIdentifier: placementv1beta1.ResourceIdentifier{Group: d.Object.Group, Version: d.Object.Version,
+				Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name},
+			ObservationTime: now, FirstDriftedObservedTime: now, TargetClusterObservedGeneration: d.LiveGeneration,
+		}
+		for _, f := range d.Fields[:min(len(d.Fields), maxFailedPlacements)] {
+			e.ObservedDrifts = append(e.ObservedDrifts, placementv1beta1.PatchDetail{Path: f.Path, ValueInMember: f.Live, ValueInHub: f.Desired})
+		}
+		for _, p := range previous {
+			if p.ResourceIdentifier != e.ResourceIdentifier {
+				continue
+			}
+			e.FirstDriftedObservedTime = p.FirstDriftedObservedTime
+			if equality.Semantic.DeepEqual(p.ObservedDrifts, e.ObservedDrifts) && p.TargetClusterObservedGeneration == e.TargetClusterObservedGeneration {
+				e.ObservationTime = p.ObservationTime
+			}
+		}
+		out = append(out, e)
 	}
 	return out
 }

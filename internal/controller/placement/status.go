@@ -253,12 +253,12 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 		{placementv1beta1.BindingAppliedCondition, placementv1beta1.PerClusterAppliedConditionType, placementv1beta1.ApplyPendingReason},
 		{placementv1beta1.BindingAvailableCondition, placementv1beta1.PerClusterAvailableConditionType, placementv1beta1.AvailableUnknownReason},
 	}
+	if b.BindingStatus().ObservedResourceSnapshotName == b.BindingSpec().ResourceSnapshotName {
+		st.DiffedPlacements, st.DriftedPlacements = b.BindingStatus().DiffedPlacements, b.BindingStatus().DriftedPlacements
+	}
 	if reportsDiff(ps.spec) {
 		followers = []follower{{placementv1beta1.BindingDiffReportedCondition, placementv1beta1.PerClusterDiffReportedConditionType,
 			placementv1beta1.DiffReportedStatusUnknownReason}}
-		if b.BindingStatus().ObservedResourceSnapshotName == b.BindingSpec().ResourceSnapshotName {
-			st.DiffedPlacements = b.BindingStatus().DiffedPlacements
-		}
 	}
 	for _, t := range followers {
 		c := bindingCondition(b, t.binding, true)

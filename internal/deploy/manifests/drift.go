@@ -37,6 +37,10 @@ type Drift struct {
 	Missing bool
 	// Changes lists the fields that differ, from live to desired, as in Diff.Changes.
 	Changes []string
+	// Fields are the same changes with their paths and values apart.
+	Fields []FieldChange
+	// LiveGeneration is the object's generation on the cluster.
+	LiveGeneration int64
 }
 
 // Drifted compares the objects of req with the cluster and returns those a new Apply would
@@ -83,7 +87,7 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 			continue
 		}
 		if len(changes) > 0 {
-			drifts = append(drifts, Drift{Object: it.ref(), Changes: texts(changes)})
+			drifts = append(drifts, Drift{Object: it.ref(), Changes: texts(changes), Fields: changes, LiveGeneration: it.live.GetGeneration()})
 		}
 	}
 	return drifts, errors.Join(errs...)
