@@ -247,26 +247,24 @@ func confine(objs []manifests.Object, namespace string, mapper meta.RESTMapper) 
 	return nil
 }
 
-// WithStrategy sets the deploy options that carry a binding's applyStrategy, or returns an
-// InputError naming the field Stagecoach does not support.
+// WithStrategy sets the deploy options that carry a binding's applyStrategy. Every field is
+// supported; the error is for one that a request could not carry (an InputError naming it).
 //
 //   - type ClientSideApply (the default) is a forced server-side apply: the hub's manifest wins
 //     over other writers, as a client-side apply does, without the last-applied annotation;
 //   - type ServerSideApply applies with serverSideApplyConfig.force;
 //   - whenToApply IfNotDrifted leaves an object that drifted while its manifest stayed the same;
 //   - whenToTakeOver IfNoDiff and Never, and allowCoOwnership, decide over objects found on the
-//     member cluster.
-//
-// ReportDiff and FullComparison are refused: Stagecoach neither reports differences without
-// applying nor compares fields the manifest does not set.
+//     member cluster;
+//   - type ReportDiff applies nothing: it is a dry run that reports the differences of the
+//     content (req.DryRun and req.ContentOnly);
+//   - comparisonOption FullComparison compares every field, not only those an apply sets.
 func WithStrategy(req *manifests.Request, s *placementv1beta1.ApplyStrategy) error {
 	s = placementv1beta1.DefaultedApplyStrategy(s)
 	if s.Type == placementv1beta1.ApplyStrategyTypeReportDiff {
-		return NotApplied("applyStrategy.type %s is not supported: nothing is applied; use ClientSideApply or ServerSideApply", s.Type)
+		req.DryRun, req.ContentOnly = true, true
 	}
-	if s.ComparisonOption != placementv1beta1.ComparisonOptionTypePartialComparison {
-		return NotApplied("applyStrategy.comparisonOption %s is not supported: nothing is applied; use PartialComparison", s.ComparisonOption)
-	}
+	req.FullComparison = s.ComparisonOption == placementv1beta1.ComparisonOptionTypeFullComparison
 	req.NoForce = s.Type == placementv1beta1.ApplyStrategyTypeServerSideApply && !s.ServerSideApplyConfig.ForceConflicts
 	req.KeepDrift = s.WhenToApply == placementv1beta1.WhenToApplyTypeIfNotDrifted
 	req.RefuseCoOwned = !s.AllowCoOwnership

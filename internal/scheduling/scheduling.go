@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package scheduling decides which member clusters a Kubefleet placement policy picks: PickAll,
-// PickN (ranked by preferred affinity) and PickFixed, with required affinity, cluster properties
+// PickN (ranked by topology spread and preferred affinity) and PickFixed, with required affinity, cluster properties
 // and taints. It is pure: members and the policy in, decisions out.
 package scheduling
 
@@ -72,6 +72,9 @@ type Result struct {
 	Shortfall int
 	// Message sums the decision up for the placement's status.
 	Message string
+
+	// spreadBlocked counts the clusters a DoNotSchedule topology spread constraint kept out.
+	spreadBlocked int
 }
 
 // PickedNames returns the names of the picked clusters, in order.
@@ -89,15 +92,13 @@ func (s Result) PickedNames() []string {
 // picked while its MemberCluster exists and it still matches: removing it would withdraw nothing
 // (it cannot be reached) and redeploy everything once it is back. For PickN, clusters picked
 // before are kept first, so that a better cluster joining does not move workloads around; the
-// rest are ranked by preferred-affinity weight, then name.
+// rest are ranked by preferred-affinity weight, then name, or, with topology spread constraints,
+// picked one at a time as pickSpread says.
 func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current map[string]bool) (Result, error) {
 	members = slices.Clone(members)
 	slices.SortFunc(members, func(a, b Member) int { return strings.Compare(a.Name, b.Name) })
 	if policy.PlacementType == placementv1beta1.PickFixedPlacementType {
 		return pickFixed(policy.ClusterNames, members, current), nil
-	}
-	if len(policy.TopologySpreadConstraints) > 0 {
-		return Result{}, fmt.Errorf("topologySpreadConstraints are not supported by Stagecoach; remove them (spread clusters with preferred cluster affinity instead)")
 	}
 	required, err := compileTerms(requiredTerms(policy))
 	if err != nil {
@@ -155,17 +156,15 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 	if policy.NumberOfClusters != nil {
 		want = int(*policy.NumberOfClusters)
 	}
-	slices.SortFunc(candidates, func(a, b scored) int {
-		return cmp.Or(-cmpBool(a.current, b.current), cmp.Compare(b.score, a.score), strings.Compare(a.Name, b.Name))
-	})
-	for i, c := range candidates {
-		if i >= want {
-			unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: c.Name,
-				Reason: fmt.Sprintf("Not Picked: the policy asks for %d clusters and others rank first (score %d)", want, c.score)})
-			continue
+	picked, more, blocked := pickN(policy, members, candidates, want)
+	res.spreadBlocked = blocked
+	unpicked = append(unpicked, more...)
+	for _, d := range picked {
+		if d.Selected {
+			res.Picked = append(res.Picked, d)
+		} else {
+			unpicked = append(unpicked, d)
 		}
-		res.Picked = append(res.Picked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
-			Reason: fmt.Sprintf("Picked by the PickN policy with score %d (preferred cluster affinity weights)", c.score)})
 	}
 	slices.SortFunc(res.Picked, func(a, b placementv1beta1.ClusterDecision) int { return strings.Compare(a.ClusterName, b.ClusterName) })
 	res.Unpicked = unpicked
@@ -173,11 +172,57 @@ func Pick(policy *placementv1beta1.PlacementPolicy, members []Member, current ma
 	res.Satisfied = res.Shortfall == 0
 	if res.Satisfied {
 		res.Message = fmt.Sprintf("Picked the %d clusters the policy asks for", want)
+	} else if res.spreadBlocked > 0 {
+		res.Message = fmt.Sprintf("Picked %d of the %d clusters the policy asks for: %d other matching clusters would break a DoNotSchedule topology spread constraint",
+			len(res.Picked), want, res.spreadBlocked)
 	} else {
 		res.Message = fmt.Sprintf("Picked %d of the %d clusters the policy asks for: only %d joined clusters match it",
 			len(res.Picked), want, len(candidates))
 	}
 	return res, nil
+}
+
+// pickN picks want of the candidates: one at a time by topology spread, then affinity, when the
+// policy has topology spread constraints (see pickSpread), else by affinity score. blocked
+// counts the candidates a DoNotSchedule constraint kept out.
+func pickN(policy *placementv1beta1.PlacementPolicy, members []Member, candidates []scored, want int) (picked, unpicked []placementv1beta1.ClusterDecision, blocked int) {
+	if len(policy.TopologySpreadConstraints) == 0 {
+		return pickByAffinity(candidates, want), nil, 0
+	}
+	chosen, rest, violations := pickSpread(policy.TopologySpreadConstraints, members, candidates, want)
+	for _, c := range chosen {
+		picked = append(picked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
+			Reason: fmt.Sprintf("Picked by the PickN policy with topology spread score %d and affinity score %d", c.spread, c.score)})
+	}
+	for _, c := range rest {
+		why, ruledOut := violations[c.Name]
+		if ruledOut {
+			blocked++
+		} else {
+			why = fmt.Sprintf("the policy asks for %d clusters and others rank first (affinity score %d)", want, c.score)
+		}
+		unpicked = append(unpicked, placementv1beta1.ClusterDecision{ClusterName: c.Name, Reason: "Not Picked: " + why})
+	}
+	return picked, unpicked, blocked
+}
+
+// pickByAffinity ranks the candidates: those picked before first, then by preferred-affinity
+// score, then name. The first want are picked; the decisions list the others too.
+func pickByAffinity(candidates []scored, want int) []placementv1beta1.ClusterDecision {
+	slices.SortFunc(candidates, func(a, b scored) int {
+		return cmp.Or(-cmpBool(a.current, b.current), cmp.Compare(b.score, a.score), strings.Compare(a.Name, b.Name))
+	})
+	out := make([]placementv1beta1.ClusterDecision, 0, len(candidates))
+	for i, c := range candidates {
+		if i >= want {
+			out = append(out, placementv1beta1.ClusterDecision{ClusterName: c.Name,
+				Reason: fmt.Sprintf("Not Picked: the policy asks for %d clusters and others rank first (score %d)", want, c.score)})
+			continue
+		}
+		out = append(out, placementv1beta1.ClusterDecision{ClusterName: c.Name, Selected: true,
+			Reason: fmt.Sprintf("Picked by the PickN policy with score %d (preferred cluster affinity weights)", c.score)})
+	}
+	return out
 }
 
 // pickFixed picks the named clusters that exist and have joined (or were picked before).
@@ -226,7 +271,9 @@ func pickFixed(names []string, members []Member, current map[string]bool) Result
 
 type scored struct {
 	Member
+	// score is the preferred affinity score; spread the topology spread score when picked.
 	score   int32
+	spread  int32
 	current bool
 }
 

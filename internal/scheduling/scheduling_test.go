@@ -238,9 +238,6 @@ func TestPickClustersRefused(t *testing.T) {
 		policy placementv1beta1.PlacementPolicy
 		want   string
 	}{
-		{policy: placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
-			TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}},
-			want: "topologySpreadConstraints are not supported"},
 		{policy: placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType,
 			Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{{

@@ -43,6 +43,9 @@ const (
 	BindingAppliedCondition = "Applied"
 	// BindingAvailableCondition is True when every applied resource is available on the cluster.
 	BindingAvailableCondition = "Available"
+	// BindingDiffReportedCondition is True when the differences between the snapshot and the
+	// cluster are reported in diffedPlacements (apply type ReportDiff, which applies nothing).
+	BindingDiffReportedCondition = "DiffReported"
 )
 
 // PreviousBindingStateAnnotation records, on an Unscheduled binding, the state it had before, so
@@ -166,7 +169,8 @@ type ClusterDecision struct {
 
 // ResourceBindingStatus is what the binding controller observed on the cluster.
 type ResourceBindingStatus struct {
-	// Conditions: RolloutStarted, Applied, Available. Each carries the binding generation it
+	// Conditions: RolloutStarted, Applied, Available (DiffReported instead of the last two with
+	// apply type ReportDiff). Each carries the binding generation it
 	// describes as observedGeneration.
 	// +listType=map
 	// +listMapKey=type
@@ -182,6 +186,21 @@ type ResourceBindingStatus struct {
 	// +listType=atomic
 	// +optional
 	FailedPlacements []FailedResourcePlacement `json:"failedPlacements,omitempty"`
+
+	// DiffedPlacements lists, with apply type ReportDiff, the resources whose state on the
+	// cluster differs from the snapshot, at most 100.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	DiffedPlacements []DiffedResourcePlacement `json:"diffedPlacements,omitempty"`
+
+	// DriftedPlacements lists, with comparisonOption FullComparison, the applied resources whose
+	// state on the cluster has fields no manifest sets, as found right after the last apply, at
+	// most 100.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	// +optional
+	DriftedPlacements []DriftedResourcePlacement `json:"driftedPlacements,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -107,7 +107,7 @@ func (f Family) PlacementFinalizer() string {
 // PlacementConditionTypes names the placement-level conditions of a family.
 // +kubebuilder:object:generate=false
 type PlacementConditionTypes struct {
-	Scheduled, RolloutStarted, Applied, Available string
+	Scheduled, RolloutStarted, Applied, Available, DiffReported string
 }
 
 // PlacementConditions returns the family's placement-level condition types.
@@ -118,6 +118,7 @@ func (f Family) PlacementConditions() PlacementConditionTypes {
 			RolloutStarted: string(ResourcePlacementRolloutStartedConditionType),
 			Applied:        string(ResourcePlacementAppliedConditionType),
 			Available:      string(ResourcePlacementAvailableConditionType),
+			DiffReported:   string(ResourcePlacementDiffReportedConditionType),
 		}
 	}
 	return PlacementConditionTypes{
@@ -125,6 +126,7 @@ func (f Family) PlacementConditions() PlacementConditionTypes {
 		RolloutStarted: string(ClusterResourcePlacementRolloutStartedConditionType),
 		Applied:        string(ClusterResourcePlacementAppliedConditionType),
 		Available:      string(ClusterResourcePlacementAvailableConditionType),
+		DiffReported:   string(ClusterResourcePlacementDiffReportedConditionType),
 	}
 }
 

@@ -54,6 +54,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&SchedulingPolicySnapshot{}, &SchedulingPolicySnapshotList{},
 		&ClusterResourcePlacementEviction{}, &ClusterResourcePlacementEvictionList{},
 		&ClusterResourcePlacementDisruptionBudget{}, &ClusterResourcePlacementDisruptionBudgetList{},
+		&ClusterResourcePlacementStatus{}, &ClusterResourcePlacementStatusList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -51,8 +51,16 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
 	if err != nil {
+		if req.DryRun {
+			return r.notDiffReported(ctx, b, err)
+		}
 		return r.notApplied(ctx, b, err)
 	}
+	if req.DryRun {
+		return r.reportDiff(ctx, b, remote, req)
+	}
+	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingDiffReportedCondition)
+	st.DiffedPlacements = nil
 	last := r.memo.get(client.ObjectKeyFromObject(b))
 	if !last.current(b) {
 		if last, err = r.apply(ctx, b, remote, req); err != nil {
@@ -60,6 +68,7 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 		}
 	}
 	setApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, len(last.objects))
+	st.DriftedPlacements = driftedPlacements(last.drifts, st.DriftedPlacements)
 	return r.checkAvailability(ctx, b, remote, last), nil
 }
 
@@ -106,6 +115,11 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	a := &applied{
 		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.resyncInterval()),
 		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{}, envelopes: envelopesOf(objs),
+	}
+	if req.FullComparison {
+		if a.drifts, err = manifests.Drifted(ctx, remote, req); err != nil {
+			return nil, r.applyError(ctx, b, objs, err)
+		}
 	}
 	r.memo.succeeded(client.ObjectKeyFromObject(b), a)
 	return a, nil

@@ -46,6 +46,8 @@ type applied struct {
 	envelopes map[manifests.ObjectRef]*placementv1beta1.EnvelopeIdentifier
 	// stale is set when an object went missing: the next reconcile applies again at once.
 	stale bool
+	// drifts are, with FullComparison, the fields no manifest sets found right after the apply.
+	drifts []manifests.Drift
 }
 
 // current reports whether a describes b as it is now and is not due to be applied again.

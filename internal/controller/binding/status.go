@@ -57,6 +57,7 @@ func setNotApplied(st *placementv1beta1.ResourceBindingStatus, gen int64, snapsh
 	prev := setCondition(st, gen, placementv1beta1.BindingAppliedCondition, metav1.ConditionFalse, reason, msg)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
 	setFailedPlacements(st, failed)
+	st.DriftedPlacements = nil
 	return prev.Status != metav1.ConditionFalse || prev.ObservedGeneration != gen || prev.Message != truncate(msg)
 }
 
@@ -64,8 +65,9 @@ func setNotApplied(st *placementv1beta1.ResourceBindingStatus, gen int64, snapsh
 func clearApplied(st *placementv1beta1.ResourceBindingStatus) {
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAppliedCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
+	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingDiffReportedCondition)
 	st.ObservedResourceSnapshotName = ""
-	st.FailedPlacements = nil
+	st.FailedPlacements, st.DiffedPlacements, st.DriftedPlacements = nil, nil, nil
 }
 
 // setFailedPlacements replaces the list, keeping the transition time of entries that did not

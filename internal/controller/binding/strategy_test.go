@@ -178,27 +178,43 @@ func TestServerSideApplyAndDrift(t *testing.T) {
 	waitFor(t, c, b, "available with force", appliedAndAvailable(s0, placementv1beta1.AllWorkAvailableReason))
 	configMapValue(t, m, ns, "settings", "one")
 
-	// What Stagecoach does not support is refused by name, and nothing deployed is touched.
-	for _, s := range []placementv1beta1.ApplyStrategy{
-		{Type: placementv1beta1.ApplyStrategyTypeReportDiff},
-		{ComparisonOption: placementv1beta1.ComparisonOptionTypeFullComparison},
-	} {
-		updateSpec(t, c, b, func(spec *placementv1beta1.ResourceBindingSpec) { spec.ApplyStrategy = &s })
-		field := "applyStrategy.type ReportDiff"
-		if s.ComparisonOption != "" {
-			field = "applyStrategy.comparisonOption FullComparison"
+	// ReportDiff applies nothing and lists the differences.
+	editConfigMap(t, m, ns, "settings", "edited")
+	updateSpec(t, c, b, func(spec *placementv1beta1.ResourceBindingSpec) {
+		spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeReportDiff}
+	})
+	waitFor(t, c, b, "differences reported", func(placementv1beta1.BindingObj) error {
+		if err := condition(b, placementv1beta1.BindingDiffReportedCondition, metav1.ConditionTrue, placementv1beta1.AllWorkDiffReportedReason); err != nil {
+			return err
 		}
-		waitFor(t, c, b, "refused: "+field, func(placementv1beta1.BindingObj) error {
-			if err := condition(b, placementv1beta1.BindingAppliedCondition, metav1.ConditionFalse, placementv1beta1.WorkNotAppliedReason); err != nil {
-				return err
-			}
-			if msg := meta.FindStatusCondition(b.Status.Conditions, placementv1beta1.BindingAppliedCondition).Message; !strings.Contains(msg, field+" is not supported") {
-				return fmt.Errorf("message %q does not name %s", msg, field)
-			}
-			return nil
+		if meta.FindStatusCondition(b.Status.Conditions, placementv1beta1.BindingAppliedCondition) != nil {
+			return fmt.Errorf("Applied is still there")
+		}
+		want := placementv1beta1.PatchDetail{Path: "/data/key", ValueInMember: `"edited"`, ValueInHub: `"one"`}
+		if d := b.Status.DiffedPlacements; len(d) != 1 || d[0].Name != "settings" || len(d[0].ObservedDiffs) != 1 || d[0].ObservedDiffs[0] != want {
+			return fmt.Errorf("diffedPlacements %+v, want settings with %+v", d, want)
+		}
+		return nil
+	})
+	configMapValue(t, m, ns, "settings", "edited")
+
+	// FullComparison sees a field no manifest sets: with IfNotDrifted the object is left alone.
+	for _, when := range []placementv1beta1.WhenToApplyType{placementv1beta1.WhenToApplyTypeAlways, placementv1beta1.WhenToApplyTypeIfNotDrifted} {
+		updateSpec(t, c, b, func(spec *placementv1beta1.ResourceBindingSpec) {
+			spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{ComparisonOption: placementv1beta1.ComparisonOptionTypeFullComparison, WhenToApply: when}
 		})
-		configMapValue(t, m, ns, "settings", "one")
+		waitFor(t, c, b, "available again", appliedAndAvailable(s0, placementv1beta1.AllWorkAvailableReason))
 	}
+	configMapValue(t, m, ns, "settings", "one")
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cm := &corev1.ConfigMap{}
+		if err := m.Get(ctx, client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
+			return err
+		}
+		cm.Data["extra"] = "local"
+		return m.Update(ctx, cm, client.FieldOwner("someone"))
+	})
+	refused(t, c, b, "settings", "was changed on the cluster since it was applied", `- data.extra: "local"`)
 	deleteAndWait(t, c, b)
 	gone(t, m, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 }

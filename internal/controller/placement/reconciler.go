@@ -168,6 +168,9 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		return ctrl.Result{}, err
 	}
 	defer func() {
+		if crp := namespaceAccessible(p); crp != nil && retErr == nil && p.GetDeletionTimestamp().IsZero() && statusNamespaceProblem(crp) == "" {
+			retErr = r.syncNamespaceStatus(ctx, crp)
+		}
 		sw.Write(ctx, &result, &retErr)
 		if retErr != nil && ctx.Err() == nil {
 			// Retried with backoff; the event tells whoever looks at the placement why nothing
@@ -185,7 +188,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 
 	ps := &pass{p: p, spec: withDefaults(p.PlacementSpec())}
 	for _, phase := range []func(context.Context, *pass) error{
-		r.supportedPhase, r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
+		r.supportedPhase, r.namespacePhase, r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
 	} {
 		if err := phase(ctx, ps); errors.Is(err, errHalt) {
 			return ctrl.Result{RequeueAfter: r.resync}, nil

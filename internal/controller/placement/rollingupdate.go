@@ -38,12 +38,16 @@ import (
 
 // bindingAvailability says whether a binding's cluster reported the snapshot the binding names
 // available, for the binding's current generation, and whether only because availability could
-// not be tracked.
+// not be tracked. With apply type ReportDiff, as in Kubefleet, a cluster whose differences are
+// reported counts as available.
 func bindingAvailability(b placementv1beta1.BindingObj) (available, untrackable bool, since time.Time) {
 	if b.BindingSpec().ResourceSnapshotName == "" || b.BindingStatus().ObservedResourceSnapshotName != b.BindingSpec().ResourceSnapshotName {
 		return false, false, time.Time{}
 	}
 	c := meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingAvailableCondition)
+	if c == nil {
+		c = meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingDiffReportedCondition)
+	}
 	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != b.GetGeneration() {
 		return false, false, time.Time{}
 	}

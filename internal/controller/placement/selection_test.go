@@ -31,7 +31,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
@@ -96,16 +95,14 @@ func TestUnsupportedFields(t *testing.T) {
 		reason  string
 		message string
 	}{
-		{"namespace-accessible", func(p *placementv1beta1.ClusterResourcePlacement) {
+		{"namespace-accessible-by-label", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.StatusReportingScope = placementv1beta1.NamespaceAccessible
-		}, reasonUnsupportedField, "statusReportingScope NamespaceAccessible"},
+			p.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "blue"}}}}
+		}, reasonInvalidSelectors, "statusReportingScope NamespaceAccessible needs the Namespace resourceSelector to name its namespace"},
 		{"mirror", func(p *placementv1beta1.ClusterResourcePlacement) {
 			p.Spec.Strategy.ReportBackStrategy = &placementv1beta1.ReportBackStrategy{Type: placementv1beta1.ReportBackStrategyTypeMirror, Destination: &mirror}
 		}, reasonUnsupportedField, "strategy.reportBackStrategy type Mirror"},
-		{"spread", func(p *placementv1beta1.ClusterResourcePlacement) {
-			p.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickNPlacementType, NumberOfClusters: ptr.To[int32](1),
-				TopologySpreadConstraints: []placementv1beta1.TopologySpreadConstraint{{TopologyKey: "region"}}}
-		}, placementv1beta1.ResourceScheduleFailedReason, "topologySpreadConstraints are not supported"},
 	} {
 		p := crp("unsupported-"+tc.name, selectNamespace("unsupported"), nil, placementv1beta1.ExternalRolloutStrategyType)
 		tc.edit(p)

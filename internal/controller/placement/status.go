@@ -96,13 +96,15 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	}
 	setConditionFrom(p, started)
 
-	// Applied follows once RolloutStarted is True, and Available once Applied is.
+	// Applied follows once RolloutStarted is True, and Available once Applied is; with apply
+	// type ReportDiff, DiffReported instead of both.
 	prev := started
-	for _, next := range []struct {
+	type follower struct {
 		condType   string
 		perCluster placementv1beta1.PerClusterPlacementConditionType
 		text       outcomeText
-	}{
+	}
+	followers := []follower{
 		{ct.Applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
 			trueReason: placementv1beta1.ApplySucceededReason, falseReason: placementv1beta1.ApplyFailedReason,
 			otherReason: placementv1beta1.ApplyPendingReason,
@@ -117,7 +119,21 @@ func (r *kindReconciler) setStatus(ps *pass) {
 			falseText:   "Resource snapshot index %s is not available yet on %s",
 			waitText:    "The availability of resource snapshot index %s is not known yet on %s",
 		}},
-	} {
+	}
+	if reportsDiff(ps.spec) {
+		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.Applied)
+		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.Available)
+		followers = []follower{{ct.DiffReported, placementv1beta1.PerClusterDiffReportedConditionType, outcomeText{
+			trueReason: placementv1beta1.DiffReportedStatusTrueReason, falseReason: placementv1beta1.DiffReportedStatusFalseReason,
+			otherReason: placementv1beta1.DiffReportedStatusUnknownReason,
+			trueText:    "The differences of resource snapshot index %s are reported on all %d picked clusters",
+			falseText:   "The differences of resource snapshot index %s could not be reported on %s",
+			waitText:    "The differences of resource snapshot index %s are not reported yet on %s",
+		}}}
+	} else {
+		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.DiffReported)
+	}
+	for _, next := range followers {
 		if prev.Status != metav1.ConditionTrue {
 			meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, next.condType)
 			continue
@@ -228,14 +244,23 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 	if !add(*started) {
 		return st
 	}
-	for _, t := range []struct {
+	type follower struct {
 		binding    string
 		perCluster placementv1beta1.PerClusterPlacementConditionType
 		pending    string
-	}{
+	}
+	followers := []follower{
 		{placementv1beta1.BindingAppliedCondition, placementv1beta1.PerClusterAppliedConditionType, placementv1beta1.ApplyPendingReason},
 		{placementv1beta1.BindingAvailableCondition, placementv1beta1.PerClusterAvailableConditionType, placementv1beta1.AvailableUnknownReason},
-	} {
+	}
+	if b.BindingStatus().ObservedResourceSnapshotName == b.BindingSpec().ResourceSnapshotName {
+		st.DiffedPlacements, st.DriftedPlacements = b.BindingStatus().DiffedPlacements, b.BindingStatus().DriftedPlacements
+	}
+	if reportsDiff(ps.spec) {
+		followers = []follower{{placementv1beta1.BindingDiffReportedCondition, placementv1beta1.PerClusterDiffReportedConditionType,
+			placementv1beta1.DiffReportedStatusUnknownReason}}
+	}
+	for _, t := range followers {
 		c := bindingCondition(b, t.binding, true)
 		if c == nil {
 			c = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: t.pending,
@@ -251,6 +276,13 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 		}
 	}
 	return st
+}
+
+// reportsDiff: the placement's apply type is ReportDiff, which applies nothing and reports the
+// differences instead of Applied and Available.
+func reportsDiff(spec placementv1beta1.PlacementSpec) bool {
+	s := spec.Strategy.ApplyStrategy
+	return s != nil && s.Type == placementv1beta1.ApplyStrategyTypeReportDiff
 }
 
 // bindingCondition is a binding condition for the binding's current generation (and, for what

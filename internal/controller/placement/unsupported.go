@@ -35,9 +35,6 @@ const reasonUnsupportedField = "UnsupportedField"
 // the scheduler or the binding controller refuse are left to them.
 func unsupported(spec placementv1beta1.PlacementSpec) []string {
 	var out []string
-	if spec.StatusReportingScope == placementv1beta1.NamespaceAccessible {
-		out = append(out, "statusReportingScope NamespaceAccessible (no status is copied into the namespace; use ClusterScopeOnly)")
-	}
 	if rb := spec.Strategy.ReportBackStrategy; rb != nil && rb.Type == placementv1beta1.ReportBackStrategyTypeMirror {
 		out = append(out, "strategy.reportBackStrategy type Mirror (the status of placed resources is not copied back; use Disabled)")
 	}

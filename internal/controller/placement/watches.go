@@ -82,9 +82,13 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 		UpdateFunc:  func(event.UpdateEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-	c, err := ctrl.NewControllerManagedBy(mgr).
-		Named(strings.ToLower(r.family.PlacementKind())).
-		For(r.family.NewPlacement(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(strings.ToLower(r.family.PlacementKind()))
+	if !r.family.Namespaced {
+		// A status copy deleted by hand is written again.
+		b = b.Owns(&placementv1beta1.ClusterResourcePlacementStatus{}, builder.WithPredicates(deletions))
+	}
+	c, err := b.For(r.family.NewPlacement(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(r.family.NewBinding(), enqueue.Paced(
 			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), r.family.NewPlacement(), handler.OnlyControllerOwner()), enqueue.FleetPace)).
 		// Snapshots deleted by hand are made again; their creation needs no reconcile.

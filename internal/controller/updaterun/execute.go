@@ -282,9 +282,13 @@ func (r *kindReconciler) liveBinding(ctx context.Context, cached placementv1beta
 }
 
 // available: the binding controller has applied the snapshot at the binding's current
-// generation and every resource is available.
+// generation and every resource is available, or, with apply type ReportDiff, has reported the
+// differences (as in Kubefleet).
 func available(b placementv1beta1.BindingObj, snapshot string) bool {
 	c := meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingAvailableCondition)
+	if c == nil {
+		c = meta.FindStatusCondition(b.BindingStatus().Conditions, placementv1beta1.BindingDiffReportedCondition)
+	}
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == b.GetGeneration() &&
 		b.BindingStatus().ObservedResourceSnapshotName == snapshot
 }

@@ -60,11 +60,13 @@ func (a *applier) mayApply(ctx context.Context, it *item) error {
 		}
 		if len(changes) > 0 {
 			return permanentf("%s already exists on the cluster, deployed by nobody, and differs from its manifest, so it is not taken over (applyStrategy.whenToTakeOver is IfNoDiff): %s",
-				it.describe(), summarize(changes))
+				it.describe(), summarize(texts(changes)))
 		}
 	case owner == a.req.Owner && a.req.KeepDrift:
 		e := a.inv.find(it.ref())
-		if e == nil || e.Manifest != manifestHash(it.obj) || (e.Fields != "" && e.Fields == fieldsHash(it.live)) {
+		// The hash of the fields this owner manages proves nothing about the others.
+		untouched := !a.req.FullComparison && e != nil && e.Fields != "" && e.Fields == fieldsHash(it.live)
+		if e == nil || e.Manifest != manifestHash(it.obj) || untouched {
 			return nil // a new manifest, or provably untouched since it was applied
 		}
 		changes, err := a.compare(ctx, it, nil)
@@ -73,7 +75,7 @@ func (a *applier) mayApply(ctx context.Context, it *item) error {
 		}
 		if len(changes) > 0 {
 			return permanentf("%s was changed on the cluster since it was applied and is not applied again while it drifts (applyStrategy.whenToApply is IfNotDrifted): %s",
-				it.describe(), summarize(changes))
+				it.describe(), summarize(texts(changes)))
 		}
 	}
 	return nil

@@ -55,6 +55,46 @@ func stripped(u *unstructured.Unstructured, excluded []pointer) map[string]any {
 	return obj
 }
 
+// comparable is stripped for a full comparison: it also leaves out what no manifest sets, as
+// Kubefleet does: status, system metadata (finalizers, owner references, deletion), and labels
+// and annotations of the Kubernetes, Kubefleet and Stagecoach domains.
+func comparable(u *unstructured.Unstructured, excluded []pointer) map[string]any {
+	obj := stripped(u, excluded)
+	delete(obj, "status")
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	for _, f := range []string{"finalizers", "ownerReferences", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generateName"} {
+		delete(meta, f)
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		m, ok := meta[f].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k := range m {
+			if reservedKey(k) {
+				delete(m, k)
+			}
+		}
+		if len(m) == 0 {
+			delete(meta, f)
+		}
+	}
+	return obj
+}
+
+// reservedKey: a label or annotation of a domain users do not write to themselves.
+func reservedKey(k string) bool {
+	for _, d := range []string{"kubernetes.io", "k8s.io", "kubernetes-fleet.io", "stagecoach.dev"} {
+		if strings.Contains(k, d) {
+			return true
+		}
+	}
+	return false
+}
+
 func isSecret(u *unstructured.Unstructured) bool {
 	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
 }
@@ -65,14 +105,28 @@ func isSecret(u *unstructured.Unstructured) bool {
 // With secret set, the values of data, stringData and the last-applied annotation are
 // redacted: status messages and logs must not leak them.
 func fieldChanges(from, to map[string]any, secret bool) []string {
+	return texts(fieldDiffs(from, to, secret))
+}
+
+// fieldDiffs is fieldChanges with each field's path and values apart as well.
+func fieldDiffs(from, to map[string]any, secret bool) []FieldChange {
 	d := differ{secret: secret}
 	d.walk(nil, from, to)
-	return d.lines
+	return d.changes
+}
+
+// texts returns the Text of each change.
+func texts(changes []FieldChange) []string {
+	out := make([]string, 0, len(changes))
+	for _, c := range changes {
+		out = append(out, c.Text)
+	}
+	return out
 }
 
 type differ struct {
-	secret bool
-	lines  []string
+	secret  bool
+	changes []FieldChange
 }
 
 // walk compares two values at path; a path element is a string (map key) or an int (index).
@@ -93,9 +147,9 @@ func (d *differ) walk(path []any, from, to any) {
 				p := append(slices.Clip(path), k)
 				switch {
 				case !inFrom:
-					d.add("+", p, "%s", d.value(p, tv))
+					d.add("+", p, nil, tv)
 				case !inTo:
-					d.add("-", p, "%s", d.value(p, fv))
+					d.add("-", p, fv, nil)
 				default:
 					d.walk(p, fv, tv)
 				}
@@ -108,9 +162,9 @@ func (d *differ) walk(path []any, from, to any) {
 				p := append(slices.Clip(path), i)
 				switch {
 				case i >= len(f):
-					d.add("+", p, "%s", d.value(p, t[i]))
+					d.add("+", p, nil, t[i])
 				case i >= len(t):
-					d.add("-", p, "%s", d.value(p, f[i]))
+					d.add("-", p, f[i], nil)
 				default:
 					d.walk(p, f[i], t[i])
 				}
@@ -119,12 +173,35 @@ func (d *differ) walk(path []any, from, to any) {
 		}
 	}
 	if !reflect.DeepEqual(from, to) {
-		d.add("~", path, "%s -> %s", d.value(path, from), d.value(path, to))
+		d.add("~", path, from, to)
 	}
 }
 
-func (d *differ) add(op string, path []any, format string, args ...any) {
-	d.lines = append(d.lines, op+" "+renderPath(path)+": "+fmt.Sprintf(format, args...))
+// add records a field added (+, from is nil), removed (-, to is nil) or changed (~).
+func (d *differ) add(op string, path []any, from, to any) {
+	c := FieldChange{Path: jsonPointer(path)}
+	switch op {
+	case "+":
+		c.Desired = d.value(path, to)
+		c.Text = "+ " + renderPath(path) + ": " + c.Desired
+	case "-":
+		c.Live = d.value(path, from)
+		c.Text = "- " + renderPath(path) + ": " + c.Live
+	default:
+		c.Live, c.Desired = d.value(path, from), d.value(path, to)
+		c.Text = "~ " + renderPath(path) + ": " + c.Live + " -> " + c.Desired
+	}
+	d.changes = append(d.changes, c)
+}
+
+// jsonPointer writes a path as an RFC 6901 JSON pointer: /spec/containers/0/image.
+func jsonPointer(path []any) string {
+	var b strings.Builder
+	for _, el := range path {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(fmt.Sprint(el), "~", "~0"), "/", "~1"))
+	}
+	return b.String()
 }
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"

@@ -19,6 +19,7 @@ package manifests
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +59,43 @@ func TestFieldChanges(t *testing.T) {
 	}
 	if got := fieldChanges(from, from, false); len(got) != 0 {
 		t.Errorf("no change reported as %q", got)
+	}
+}
+
+// TestFieldDiffs: each change also carries its JSON pointer and its values apart, as Kubefleet's
+// patch details want them.
+func TestFieldDiffs(t *testing.T) {
+	from := map[string]any{"metadata": map[string]any{"labels": map[string]any{"a/b~c": "x"}}, "data": map[string]any{"key": "local"}}
+	to := map[string]any{"metadata": map[string]any{}, "data": map[string]any{"key": "hub", "new": "1"}}
+	want := []FieldChange{
+		{Path: "/data/key", Live: `"local"`, Desired: `"hub"`, Text: `~ data.key: "local" -> "hub"`},
+		{Path: "/data/new", Desired: `"1"`, Text: `+ data.new: "1"`},
+		{Path: "/metadata/labels", Live: `{"a/b~c":"x"}`, Text: `- metadata.labels: {"a/b~c":"x"}`},
+	}
+	if got := fieldDiffs(from, to, false); !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	to["metadata"] = map[string]any{"labels": map[string]any{}}
+	if got := fieldDiffs(from, to, false); got[2].Path != "/metadata/labels/a~1b~0c" {
+		t.Errorf("path %q is not an escaped JSON pointer", got[2].Path)
+	}
+}
+
+// TestComparable: a full comparison leaves out what no manifest sets.
+func TestComparable(t *testing.T) {
+	live := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "uid": "u", "resourceVersion": "1", "finalizers": []any{"f"},
+			"ownerReferences": []any{map[string]any{"name": "o"}},
+			"labels":          map[string]any{OwnerLabel: "me", "kubernetes.io/metadata.name": "c", "team": "blue"},
+			"annotations":     map[string]any{OwnerAnnotation: "me"}},
+		"data":   map[string]any{"key": "v"},
+		"status": map[string]any{"phase": "x"},
+	}}
+	want := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "labels": map[string]any{"team": "blue"}}, "data": map[string]any{"key": "v"}}
+	if got := comparable(live, nil); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 

@@ -37,6 +37,10 @@ type Drift struct {
 	Missing bool
 	// Changes lists the fields that differ, from live to desired, as in Diff.Changes.
 	Changes []string
+	// Fields are the same changes with their paths and values apart.
+	Fields []FieldChange
+	// LiveGeneration is the object's generation on the cluster.
+	LiveGeneration int64
 }
 
 // Drifted compares the objects of req with the cluster and returns those a new Apply would
@@ -74,7 +78,7 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 			drifts = append(drifts, Drift{Object: it.ref(), Missing: true})
 			continue
 		}
-		if e := inv.find(it.ref()); e != nil && e.Fields != "" && e.Fields == fieldsHash(it.live) {
+		if e := inv.find(it.ref()); !req.FullComparison && e != nil && e.Fields != "" && e.Fields == fieldsHash(it.live) {
 			continue
 		}
 		changes, err := a.changes(ctx, it)
@@ -83,7 +87,7 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 			continue
 		}
 		if len(changes) > 0 {
-			drifts = append(drifts, Drift{Object: it.ref(), Changes: changes})
+			drifts = append(drifts, Drift{Object: it.ref(), Changes: texts(changes), Fields: changes, LiveGeneration: it.live.GetGeneration()})
 		}
 	}
 	return drifts, errors.Join(errs...)
@@ -93,17 +97,26 @@ func Drifted(ctx context.Context, remote *fleet.Remote, req Request) ([]Drift, e
 // answer of a dry run carries the resourceVersion of the state it was computed from; it is
 // compared with a live object of that same version only, so that a controller writing the
 // object meanwhile (a Deployment's status, say) is not mistaken for a change.
-func (a *applier) changes(ctx context.Context, it *item) ([]string, error) {
+func (a *applier) changes(ctx context.Context, it *item) ([]FieldChange, error) {
 	return a.compare(ctx, it, nil)
 }
 
-// compare is changes with the fields at ignored left out as well as the drift exclusions.
-func (a *applier) compare(ctx context.Context, it *item, ignored []pointer) ([]string, error) {
+// compare is changes with the fields at ignored left out as well as the drift exclusions. With
+// FullComparison the manifest is compared with the live object as it is, every field counting
+// but those no manifest sets (see comparable).
+func (a *applier) compare(ctx context.Context, it *item, ignored []pointer) ([]FieldChange, error) {
 	paths, err := excludedPaths(it.obj, a.req.DriftExclusions)
 	if err != nil {
 		return nil, err
 	}
 	paths = append(paths, ignored...)
+	if a.req.FullComparison {
+		desired, err := a.withExclusions(it)
+		if err != nil {
+			return nil, err
+		}
+		return fieldDiffs(comparable(it.live, paths), comparable(desired, paths), isSecret(it.obj)), nil
+	}
 	res := a.remote.Resource(it.mapping, it.obj.GetNamespace())
 	for range 5 {
 		desired, err := a.withExclusions(it)
@@ -115,7 +128,7 @@ func (a *applier) compare(ctx context.Context, it *item, ignored []pointer) ([]s
 			return nil, err
 		}
 		if out.GetResourceVersion() == it.live.GetResourceVersion() {
-			return fieldChanges(stripped(it.live, paths), stripped(out, paths), isSecret(it.obj)), nil
+			return fieldDiffs(stripped(it.live, paths), stripped(out, paths), isSecret(it.obj)), nil
 		}
 		if it.live, err = res.Get(ctx, it.obj.GetName(), metav1.GetOptions{}); err != nil {
 			return nil, err

@@ -86,7 +86,11 @@ func (a *applier) dryRunOne(ctx context.Context, it *item, newNamespaces []strin
 		diff.Action = DiffCreate
 		return diff, nil
 	}
-	changes, err := a.changes(ctx, it)
+	var ignored []pointer
+	if a.req.ContentOnly {
+		ignored = markPaths
+	}
+	changes, err := a.compare(ctx, it, ignored)
 	switch {
 	case err != nil && isImmutable(err) && it.opts.Force:
 		diff.Action, diff.Message = DiffUpdate, "deleted and recreated: the update changes immutable fields"
@@ -94,8 +98,8 @@ func (a *applier) dryRunOne(ctx context.Context, it *item, newNamespaces []strin
 	case err != nil:
 		return nil, a.failure(it, err)
 	}
-	diff.Action, diff.Changes = DiffUpdate, changes
-	if other, tier := ownerOf(it.live); other != a.req.Owner && other != "" {
+	diff.Action, diff.Changes, diff.Fields, diff.LiveGeneration = DiffUpdate, texts(changes), changes, it.live.GetGeneration()
+	if other, tier := ownerOf(it.live); other != a.req.Owner && other != "" && !a.req.ContentOnly {
 		diff.Message = fmt.Sprintf("taken over from %q (tier %d)", other, tier)
 	} else if len(changes) == 0 {
 		return nil, nil

@@ -110,6 +110,14 @@ type Request struct {
 	// manifest stayed the same, as it is: its apply fails, listing the drift. A changed manifest
 	// is applied as usual.
 	KeepDrift bool
+	// FullComparison compares every field of an object with its manifest, fields no apply sets
+	// (added on the cluster, or defaulted by its API server) included: drift, the IfNoDiff
+	// check and dry-run differences see them. Without it only what applying would change counts.
+	FullComparison bool
+	// ContentOnly leaves the owner marks Apply would add out of dry-run differences: the
+	// differences are those of the content, whoever deployed the object (Kubefleet's
+	// ReportDiff).
+	ContentOnly bool
 }
 
 // Adoption says when an object that exists on the cluster, deployed by no owner, is taken over.
@@ -204,7 +212,23 @@ type Diff struct {
 	// Changes lists, for an Update, the changed fields from live to desired, one per line:
 	// `+ path: value`, `- path: value`, `~ path: old -> new`. Secret values are redacted.
 	Changes []string
+	// Fields are the same changes with their paths and values apart.
+	Fields  []FieldChange
 	Message string
+	// LiveGeneration is the object's generation on the cluster; zero when it is not there.
+	LiveGeneration int64
+}
+
+// FieldChange is one field that differs between an object on the cluster and what applying
+// its manifest gives.
+type FieldChange struct {
+	// Path is the field's JSON pointer: /spec/replicas.
+	Path string
+	// Live and Desired are the field's values, JSON-encoded (shortened, and "(redacted)" for
+	// Secret data), on the cluster and as applied; empty where the field is absent.
+	Live, Desired string
+	// Text is the change as Diff.Changes words it.
+	Text string
 }
 
 func (d Diff) String() string {
