@@ -68,7 +68,7 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 		}
 	}
 	setApplied(st, b.GetGeneration(), spec.ResourceSnapshotName, len(last.objects))
-	st.DriftedPlacements = driftedPlacements(last.drifts, st.DriftedPlacements)
+	st.DriftedPlacements = driftedPlacements(last.drifts, last.envelopes, st.DriftedPlacements)
 	return r.checkAvailability(ctx, b, remote, last), nil
 }
 

@@ -92,6 +92,7 @@ func diffedPlacements(diffs []manifests.Diff, objs []manifests.Object, previous 
 	for _, o := range objs {
 		inSet[manifests.RefOf(o.Manifest)] = true
 	}
+	envelopes := envelopesOf(objs)
 	var out []placementv1beta1.DiffedResourcePlacement
 	for _, d := range diffs {
 		if !inSet[d.Object] || (d.Action != manifests.DiffCreate && d.Action != manifests.DiffUpdate) {
@@ -99,7 +100,7 @@ func diffedPlacements(diffs []manifests.Diff, objs []manifests.Object, previous 
 		}
 		e := placementv1beta1.DiffedResourcePlacement{
 			ResourceIdentifier: placementv1beta1.ResourceIdentifier{Group: d.Object.Group, Version: d.Object.Version,
-				Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name},
+				Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name, Envelope: envelopes[d.Object]},
 			ObservationTime: now, FirstDiffedObservedTime: now,
 		}
 		switch {
@@ -119,7 +120,7 @@ func diffedPlacements(diffs []manifests.Diff, objs []manifests.Object, previous 
 			e.ObservedDiffs = append(e.ObservedDiffs, placementv1beta1.PatchDetail{Path: f.Path, ValueInMember: f.Live, ValueInHub: f.Desired})
 		}
 		for _, p := range previous {
-			if p.ResourceIdentifier == e.ResourceIdentifier {
+			if sameResource(p.ResourceIdentifier, e.ResourceIdentifier) {
 				e.FirstDiffedObservedTime = p.FirstDiffedObservedTime
 			}
 		}
@@ -134,7 +135,8 @@ func diffedPlacements(diffs []manifests.Diff, objs []manifests.Object, previous 
 // driftedPlacements turns what a full comparison found right after an apply into status
 // entries, keeping when each resource was first seen drifted and when it was observed, unless
 // its drift changed.
-func driftedPlacements(drifts []manifests.Drift, previous []placementv1beta1.DriftedResourcePlacement) []placementv1beta1.DriftedResourcePlacement {
+func driftedPlacements(drifts []manifests.Drift, envelopes map[manifests.ObjectRef]*placementv1beta1.EnvelopeIdentifier,
+	previous []placementv1beta1.DriftedResourcePlacement) []placementv1beta1.DriftedResourcePlacement {
 	now := metav1.Now()
 	var out []placementv1beta1.DriftedResourcePlacement
 	for _, d := range drifts {
@@ -143,14 +145,14 @@ func driftedPlacements(drifts []manifests.Drift, previous []placementv1beta1.Dri
 		}
 		e := placementv1beta1.DriftedResourcePlacement{
 			ResourceIdentifier: placementv1beta1.ResourceIdentifier{Group: d.Object.Group, Version: d.Object.Version,
-				Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name},
+				Kind: d.Object.Kind, Namespace: d.Object.Namespace, Name: d.Object.Name, Envelope: envelopes[d.Object]},
 			ObservationTime: now, FirstDriftedObservedTime: now, TargetClusterObservedGeneration: d.LiveGeneration,
 		}
 		for _, f := range d.Fields[:min(len(d.Fields), maxFailedPlacements)] {
 			e.ObservedDrifts = append(e.ObservedDrifts, placementv1beta1.PatchDetail{Path: f.Path, ValueInMember: f.Live, ValueInHub: f.Desired})
 		}
 		for _, p := range previous {
-			if p.ResourceIdentifier != e.ResourceIdentifier {
+			if !sameResource(p.ResourceIdentifier, e.ResourceIdentifier) {
 				continue
 			}
 			e.FirstDriftedObservedTime = p.FirstDriftedObservedTime
