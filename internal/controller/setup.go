@@ -30,6 +30,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clusterpromotion"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/override"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/placement"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
@@ -129,6 +130,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				// Zero means binding's defaults; a negative value is no setting here either.
 				ResyncInterval: opts.DriftInterval, MaxResyncRate: max(opts.MaxResyncRate, 0),
 				MaxConcurrentReconciles: max(opts.DeployConcurrency, 0)}).SetupWithManager(mgr)
+		}},
+		{"override", false, func() error {
+			return override.NewReconciler(override.Options{Client: c}).SetupWithManager(mgr)
 		}},
 		{"updaterun", false, func() error {
 			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
