@@ -53,19 +53,12 @@ func Apply(s Snapshots, c Cluster, objs []*unstructured.Unstructured) ([]*unstru
 	if s.Empty() {
 		return objs, nil
 	}
-	for _, snap := range s.Cluster {
-		if err := Validate(snap.Spec.OverrideSpec.Policy); err != nil {
-			return nil, &Error{fmt.Sprintf("ClusterResourceOverrideSnapshot %q is invalid: %v", snap.Name, err)}
-		}
-	}
-	for _, snap := range s.Namespaced {
-		if err := Validate(snap.Spec.OverrideSpec.Policy); err != nil {
-			return nil, &Error{fmt.Sprintf("ResourceOverrideSnapshot %q in namespace %q is invalid: %v", snap.Name, snap.Namespace, err)}
-		}
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	out := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {
-		changed, err := applyTo(s, c, o)
+		changed, err := ApplyOne(s, c, o)
 		if err != nil {
 			return nil, err
 		}
@@ -76,8 +69,24 @@ func Apply(s Snapshots, c Cluster, objs []*unstructured.Unstructured) ([]*unstru
 	return out, nil
 }
 
-// applyTo returns the object after the overrides selecting it, or nil when one deletes it.
-func applyTo(s Snapshots, c Cluster, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// Validate checks every snapshot's policy (see the package function Validate).
+func (s Snapshots) Validate() error {
+	for _, snap := range s.Cluster {
+		if err := Validate(snap.Spec.OverrideSpec.Policy); err != nil {
+			return &Error{fmt.Sprintf("ClusterResourceOverrideSnapshot %q is invalid: %v", snap.Name, err)}
+		}
+	}
+	for _, snap := range s.Namespaced {
+		if err := Validate(snap.Spec.OverrideSpec.Policy); err != nil {
+			return &Error{fmt.Sprintf("ResourceOverrideSnapshot %q in namespace %q is invalid: %v", snap.Name, snap.Namespace, err)}
+		}
+	}
+	return nil
+}
+
+// ApplyOne returns the object after the overrides selecting it, or nil when one deletes it; the
+// object given is not modified. The snapshots must be valid (Snapshots.Validate).
+func ApplyOne(s Snapshots, c Cluster, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	gvk := o.GroupVersionKind()
 	var raw []byte
 	run := func(kind, name string, rules []placementv1beta1.OverrideRule) (deleted bool, err error) {

@@ -224,9 +224,20 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 		started = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: placementv1beta1.RolloutStartedUnknownReason,
 			Message: "The rollout to this cluster has not been decided yet"}
 	}
+	if b.BindingSpec().State == placementv1beta1.BindingStateBound {
+		st.ApplicableClusterResourceOverrides = b.BindingSpec().ClusterResourceOverrideSnapshots
+		st.ApplicableResourceOverrides = b.BindingSpec().ResourceOverrideSnapshots
+	}
 	started.Type = string(placementv1beta1.PerClusterRolloutStartedConditionType)
 	if !add(*started) {
 		return st
+	}
+	// Overridden, once the binding controller reported it for this generation.
+	if c := bindingCondition(b, placementv1beta1.BindingOverriddenCondition, false); c != nil {
+		c.Type = string(placementv1beta1.PerClusterOverriddenConditionType)
+		if !add(*c) {
+			return st
+		}
 	}
 	for _, t := range []struct {
 		binding    string
