@@ -22,6 +22,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
@@ -96,4 +97,24 @@ func overrideError(err error) error {
 		return OverrideFailed("%s", oe.Error())
 	}
 	return err
+}
+
+// SnapshotObjects returns the objects of the resource snapshot group that snapshot starts, for
+// the placement (in namespace, for a ResourcePlacement): what decides which overrides concern a
+// rollout of that group.
+func SnapshotObjects(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement, snapshot string) (
+	[]*unstructured.Unstructured, error) {
+	b := family.NewBinding()
+	b.SetNamespace(namespace)
+	b.SetLabels(map[string]string{placementv1beta1.PlacementTrackingLabel: placement})
+	b.BindingSpec().ResourceSnapshotName = snapshot
+	objs, err := loadGroup(ctx, c, family, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o.Manifest)
+	}
+	return out, nil
 }

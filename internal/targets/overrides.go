@@ -28,10 +28,10 @@ import (
 )
 
 // ClusterOverrides names, per member cluster, the latest override snapshots that concern the
-// placement (ns "" for a ClusterResourcePlacement) delivering objs, as Kubefleet picks them for
-// a cluster's binding. A cluster without any gets zero Names; one whose MemberCluster is gone
+// placement (ns "" for a ClusterResourcePlacement) delivering the objects objs returns (called
+// only when some override exists), as Kubefleet picks them for a cluster's binding. A cluster without any gets zero Names; one whose MemberCluster is gone
 // gets none either.
-func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement string, objs []*unstructured.Unstructured, clusters []string) (
+func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement string, objs func() ([]*unstructured.Unstructured, error), clusters []string) (
 	map[string]override.Names, error) {
 	latest := client.MatchingLabels{placementv1beta1.IsLatestSnapshotLabel: "true"}
 	cros := &placementv1beta1.ClusterResourceOverrideSnapshotList{}
@@ -54,7 +54,11 @@ func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement
 	for i := range ros.Items {
 		roPtrs = append(roPtrs, &ros.Items[i])
 	}
-	applicable := override.Applicable(override.PlacementKey(namespace, placement), objs, croPtrs, roPtrs)
+	selected, err := objs()
+	if err != nil {
+		return nil, err
+	}
+	applicable := override.Applicable(override.PlacementKey(namespace, placement), selected, croPtrs, roPtrs)
 	if applicable.Empty() {
 		return out, nil
 	}

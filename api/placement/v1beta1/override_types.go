@@ -39,6 +39,12 @@ const (
 	OverrideClusterLabelKeyVariablePrefix = "${MEMBER-CLUSTER-LABEL-KEY-"
 )
 
+// RestoreOverridesAnnotation, "true" on an update run, makes it give each cluster the override
+// snapshots the most recent earlier run of the same resource snapshot index gave it, instead of
+// the latest ones: `stagecoach rollback placement` sets it. A run rolling back a failed run
+// (RollbackOfAnnotation) does so too.
+const RestoreOverridesAnnotation = "stagecoach.dev/restore-overrides"
+
 // +kubebuilder:object:root=true
 // +kubebuilder:storageversion
 // +kubebuilder:resource:scope="Cluster",categories={fleet,fleet-placement}

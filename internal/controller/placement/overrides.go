@@ -19,6 +19,7 @@ package placement
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -43,7 +44,8 @@ func (r *kindReconciler) overridePhase(ctx context.Context, ps *pass) error {
 		clusters = append(clusters, b.BindingSpec().TargetCluster)
 	}
 	var err error
-	ps.overrides, err = targets.ClusterOverrides(ctx, r.client, ps.p.GetNamespace(), ps.p.GetName(), ps.selection.objects, clusters)
+	ps.overrides, err = targets.ClusterOverrides(ctx, r.client, ps.p.GetNamespace(), ps.p.GetName(),
+		func() ([]*unstructured.Unstructured, error) { return ps.selection.objects, nil }, clusters)
 	return err
 }
 
