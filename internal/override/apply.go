@@ -72,6 +72,9 @@ func Apply(s Snapshots, c Cluster, objs []*unstructured.Unstructured) ([]*unstru
 // Validate checks every snapshot's policy (see the package function Validate).
 func (s Snapshots) Validate() error {
 	for _, snap := range s.Cluster {
+		if err := ValidateClusterSelectors(snap.Spec.OverrideSpec.ClusterResourceSelectors); err != nil {
+			return &Error{fmt.Sprintf("ClusterResourceOverrideSnapshot %q is invalid: %v", snap.Name, err)}
+		}
 		if err := Validate(snap.Spec.OverrideSpec.Policy); err != nil {
 			return &Error{fmt.Sprintf("ClusterResourceOverrideSnapshot %q is invalid: %v", snap.Name, err)}
 		}

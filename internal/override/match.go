@@ -154,3 +154,30 @@ func validatePath(path string) error {
 	}
 	return nil
 }
+
+// ValidateClusterSelectors checks what Kubefleet's webhook checks of a ClusterResourceOverride's
+// selectors: each names one object, and none twice.
+func ValidateClusterSelectors(sel []placementv1beta1.ResourceSelectorTerm) error {
+	var errs []error
+	seen := map[placementv1beta1.ResourceIdentifier]bool{}
+	for _, t := range sel {
+		switch {
+		case t.LabelSelector != nil:
+			errs = append(errs, fmt.Errorf("label selector is not supported for resource selection %+v", describeTerm(t)))
+			continue
+		case t.Name == "":
+			errs = append(errs, fmt.Errorf("resource name is required for resource selection %+v", describeTerm(t)))
+			continue
+		}
+		key := placementv1beta1.ResourceIdentifier{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name}
+		if seen[key] {
+			errs = append(errs, fmt.Errorf("resource selector %+v already exists, and must be unique", describeTerm(t)))
+		}
+		seen[key] = true
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+func describeTerm(t placementv1beta1.ResourceSelectorTerm) string {
+	return fmt.Sprintf("{group:%q version:%q kind:%q name:%q}", t.Group, t.Version, t.Kind, t.Name)
+}

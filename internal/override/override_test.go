@@ -269,3 +269,25 @@ func TestApplicableAndForCluster(t *testing.T) {
 		t.Errorf("dev gets %+v, want ro-a only", dev)
 	}
 }
+
+func TestValidateClusterSelectors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sel     []placementv1beta1.ResourceSelectorTerm
+		wantErr string
+	}{
+		{name: "by name", sel: []placementv1beta1.ResourceSelectorTerm{nsTerm, roleTerm}},
+		{name: "a label selector", sel: []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", LabelSelector: &metav1.LabelSelector{}}},
+			wantErr: "label selector is not supported for resource selection"},
+		{name: "no name", sel: []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace"}},
+			wantErr: "resource name is required for resource selection"},
+		{name: "twice", sel: []placementv1beta1.ResourceSelectorTerm{nsTerm, nsTerm}, wantErr: "already exists, and must be unique"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ValidateClusterSelectors(tc.sel)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}

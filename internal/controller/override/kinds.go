@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/override"
 )
 
 // kind is what differs between ClusterResourceOverride and ResourceOverride.
@@ -32,8 +33,8 @@ type kind struct {
 	// snapshotKind names the snapshots in messages.
 	snapshotKind string
 	newOverride  func() client.Object
-	// spec returns an override's spec and its policy.
-	spec func(client.Object) (any, *placementv1beta1.OverridePolicy)
+	// spec returns an override's spec, and what Kubefleet's webhook would refuse in it.
+	spec func(client.Object) (any, error)
 	// snapshots lists the snapshots in the list.
 	newSnapshotObj  func() client.Object
 	newSnapshotList func() client.ObjectList
@@ -54,9 +55,12 @@ var kinds = []kind{
 		name:         placementv1beta1.ClusterResourceOverrideKind,
 		snapshotKind: placementv1beta1.ClusterResourceOverrideSnapshotKind,
 		newOverride:  func() client.Object { return &placementv1beta1.ClusterResourceOverride{} },
-		spec: func(o client.Object) (any, *placementv1beta1.OverridePolicy) {
+		spec: func(o client.Object) (any, error) {
 			s := o.(*placementv1beta1.ClusterResourceOverride).Spec
-			return s, s.Policy
+			if err := override.ValidateClusterSelectors(s.ClusterResourceSelectors); err != nil {
+				return s, err
+			}
+			return s, override.Validate(s.Policy)
 		},
 		newSnapshotObj:  func() client.Object { return &placementv1beta1.ClusterResourceOverrideSnapshot{} },
 		newSnapshotList: func() client.ObjectList { return &placementv1beta1.ClusterResourceOverrideSnapshotList{} },
@@ -78,9 +82,9 @@ var kinds = []kind{
 		name:         placementv1beta1.ResourceOverrideKind,
 		snapshotKind: placementv1beta1.ResourceOverrideSnapshotKind,
 		newOverride:  func() client.Object { return &placementv1beta1.ResourceOverride{} },
-		spec: func(o client.Object) (any, *placementv1beta1.OverridePolicy) {
+		spec: func(o client.Object) (any, error) {
 			s := o.(*placementv1beta1.ResourceOverride).Spec
-			return s, s.Policy
+			return s, override.Validate(s.Policy)
 		},
 		newSnapshotObj:  func() client.Object { return &placementv1beta1.ResourceOverrideSnapshot{} },
 		newSnapshotList: func() client.ObjectList { return &placementv1beta1.ResourceOverrideSnapshotList{} },

@@ -40,7 +40,6 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
-	"github.com/stagecoach-dev/stagecoach/internal/override"
 )
 
 // Event reasons.
@@ -104,10 +103,10 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err := patch.AddFinalizer(ctx, r.client, o, placementv1beta1.OverrideFinalizer); err != nil {
 		return ctrl.Result{}, err
 	}
-	spec, policy := r.kind.spec(o)
+	spec, invalid := r.kind.spec(o)
 	// The schema cannot hold every rule Kubefleet's webhook enforces; an override breaking one
 	// is still snapshotted, and fails the bindings it is applied to with the same message.
-	if err := override.Validate(policy); err != nil {
+	if err := invalid; err != nil {
 		if r.warnings.New(o.GetUID(), reasonInvalid, err.Error()) {
 			r.recorder.Eventf(o, nil, corev1.EventTypeWarning, reasonInvalid, "Validate", "%s", patch.Truncate(err.Error(), 1024))
 		}
