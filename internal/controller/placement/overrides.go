@@ -30,8 +30,6 @@ import (
 // The override snapshots a RollingUpdate placement's clusters get are part of what it rolls out:
 // a binding whose overrides differ from the latest applicable ones is not up to date, and is
 // moved under maxUnavailable and maxSurge like one on an older resource snapshot.
-//
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceoverridesnapshots;resourceoverridesnapshots,verbs=get;list;watch
 
 // overridePhase works out the override snapshots each cluster of a RollingUpdate placement is
 // to get with the newest resource snapshot. An External placement leaves that to update runs.

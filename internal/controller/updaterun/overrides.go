@@ -39,8 +39,6 @@ import (
 // or carrying RestoreOverridesAnnotation as `stagecoach rollback placement` writes it) gives each
 // cluster the snapshots the most recent earlier run of that resource index gave it, when that
 // run still lists the cluster and those snapshots still exist.
-//
-// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceoverridesnapshots;resourceoverridesnapshots,verbs=get;list;watch
 
 // recordOverrides pins the override snapshots of every cluster the stages list.
 func (r *kindReconciler) recordOverrides(ctx context.Context, ru *run, index int) error {
