@@ -17,7 +17,11 @@ limitations under the License.
 package targets
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strconv"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,13 +37,24 @@ import (
 // gets none either.
 func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement string, objs func() ([]*unstructured.Unstructured, error), clusters []string) (
 	map[string]override.Names, error) {
-	latest := client.MatchingLabels{placementv1beta1.IsLatestSnapshotLabel: "true"}
+	return ClusterOverridesAt(ctx, c, nil, namespace, placement, objs, clusters)
+}
+
+// ClusterOverridesAt is ClusterOverrides with the snapshots that were latest at a time: for each
+// override, its newest snapshot created by then (none if the override is newer); nil is now.
+// Where the history limit has deleted that snapshot, the override's latest one stands in.
+func ClusterOverridesAt(ctx context.Context, c client.Reader, at *time.Time, namespace, placement string,
+	objs func() ([]*unstructured.Unstructured, error), clusters []string) (map[string]override.Names, error) {
+	var opts []client.ListOption
+	if at == nil {
+		opts = append(opts, client.MatchingLabels{placementv1beta1.IsLatestSnapshotLabel: "true"})
+	}
 	cros := &placementv1beta1.ClusterResourceOverrideSnapshotList{}
-	if err := c.List(ctx, cros, latest); err != nil {
+	if err := c.List(ctx, cros, opts...); err != nil {
 		return nil, err
 	}
 	ros := &placementv1beta1.ResourceOverrideSnapshotList{}
-	if err := c.List(ctx, ros, latest); err != nil {
+	if err := c.List(ctx, ros, opts...); err != nil {
 		return nil, err
 	}
 	out := make(map[string]override.Names, len(clusters))
@@ -53,6 +68,9 @@ func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement
 	roPtrs := make([]*placementv1beta1.ResourceOverrideSnapshot, 0, len(ros.Items))
 	for i := range ros.Items {
 		roPtrs = append(roPtrs, &ros.Items[i])
+	}
+	if at != nil {
+		croPtrs, roPtrs = latestAt(croPtrs, *at), latestAt(roPtrs, *at)
 	}
 	selected, err := objs()
 	if err != nil {
@@ -77,4 +95,44 @@ func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement
 		out[name] = names
 	}
 	return out, nil
+}
+
+// latestAt keeps, of each override's snapshots, the one that was latest at the time.
+func latestAt[T client.Object](snaps []T, at time.Time) []T {
+	type key struct{ namespace, override string }
+	byOverride := map[key][]T{}
+	for _, s := range snaps {
+		k := key{s.GetNamespace(), s.GetLabels()[placementv1beta1.OverrideTrackingLabel]}
+		byOverride[k] = append(byOverride[k], s)
+	}
+	index := func(s T) int {
+		i, err := strconv.Atoi(s.GetLabels()[placementv1beta1.OverrideIndexLabel])
+		if err != nil {
+			return -1
+		}
+		return i
+	}
+	var out []T
+	for _, group := range byOverride {
+		slices.SortFunc(group, func(a, b T) int { return cmp.Compare(index(a), index(b)) })
+		var pick T
+		found := false
+		for _, s := range group {
+			if !s.GetCreationTimestamp().After(at) {
+				pick, found = s, true
+			}
+		}
+		switch {
+		case found:
+			out = append(out, pick)
+		case index(group[0]) > 0:
+			// Older snapshots are gone: the one that was latest then no longer exists.
+			for _, s := range group {
+				if s.GetLabels()[placementv1beta1.IsLatestSnapshotLabel] == "true" {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -22,7 +22,9 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -74,6 +76,11 @@ func (r *kindReconciler) recordOverrides(ctx context.Context, ru *run, index int
 // latestOverrides names the latest override snapshots that concern the resource snapshot
 // index, per cluster.
 func (r *kindReconciler) latestOverrides(ctx context.Context, ru *run, index int, clusters []string) (map[string]override.Names, error) {
+	return r.overridesAt(ctx, ru, nil, index, clusters)
+}
+
+// overridesAt is latestOverrides with the snapshots that were latest at a time (nil: now).
+func (r *kindReconciler) overridesAt(ctx context.Context, ru *run, at *time.Time, index int, clusters []string) (map[string]override.Names, error) {
 	s := ru.inputs
 	objs := func() ([]*unstructured.Unstructured, error) {
 		objs, err := render.SnapshotObjects(ctx, s, s.family, s.namespace, ru.spec.PlacementName,
@@ -87,7 +94,7 @@ func (r *kindReconciler) latestOverrides(ctx context.Context, ru *run, index int
 		}
 		return objs, err
 	}
-	return targets.ClusterOverrides(ctx, s, s.namespace, ru.spec.PlacementName, objs, clusters)
+	return targets.ClusterOverridesAt(ctx, s, at, s.namespace, ru.spec.PlacementName, objs, clusters)
 }
 
 // restoresOverrides reports whether the run puts clusters back on their earlier overrides.
@@ -154,12 +161,16 @@ func overridesExist(ctx context.Context, c client.Reader, n override.Names) (boo
 
 // pinnedOverrides names the override snapshots a cluster of the stage starts with: those its
 // status pinned, or, for a cluster a stage too large to list every cluster did not list at
-// initialization, the latest ones now.
+// initialization, those that were latest when the run was initialized (to the second).
 func (r *kindReconciler) pinnedOverrides(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string) (override.Names, error) {
 	if c := clusterStatus(st, name); c != nil {
 		return override.Names{Cluster: c.ClusterResourceOverrideSnapshots, Namespaced: c.ResourceOverrideSnapshots}, nil
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
-	latest, err := r.latestOverrides(ctx, ru, index, []string{name})
-	return latest[name], err
+	var at *time.Time
+	if c := meta.FindStatusCondition(ru.status.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); c != nil {
+		at = &c.LastTransitionTime.Time
+	}
+	pinned, err := r.overridesAt(ctx, ru, at, index, []string{name})
+	return pinned[name], err
 }
