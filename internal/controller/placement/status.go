@@ -96,13 +96,11 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	}
 	setConditionFrom(p, started)
 
-	// Applied follows once RolloutStarted is True, and Available once Applied is.
+	// Applied follows once RolloutStarted is True, and Available once Applied is; Overridden
+	// comes between them once bindings report it (see overriddenStep).
 	prev := started
-	for _, next := range []struct {
-		condType   string
-		perCluster placementv1beta1.PerClusterPlacementConditionType
-		text       outcomeText
-	}{
+	for _, next := range []chainStep{
+		r.overriddenStep(p, statuses),
 		{ct.Applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
 			trueReason: placementv1beta1.ApplySucceededReason, falseReason: placementv1beta1.ApplyFailedReason,
 			otherReason: placementv1beta1.ApplyPendingReason,
@@ -118,6 +116,9 @@ func (r *kindReconciler) setStatus(ps *pass) {
 			waitText:    "The availability of resource snapshot index %s is not known yet on %s",
 		}},
 	} {
+		if next.condType == "" {
+			continue
+		}
 		if prev.Status != metav1.ConditionTrue {
 			meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, next.condType)
 			continue
@@ -356,4 +357,36 @@ func subindexOf(s placementv1beta1.ResourceSnapshotObj) int {
 	}
 	n, _ := strconv.Atoi(s.GetAnnotations()[placementv1beta1.SubindexOfResourceSnapshotAnnotation])
 	return n
+}
+
+// chainStep is a placement condition folded from a per-cluster one.
+type chainStep struct {
+	condType   string
+	perCluster placementv1beta1.PerClusterPlacementConditionType
+	text       outcomeText
+}
+
+// overriddenStep is the placement's Overridden condition as a step of the chain, when a cluster's
+// binding reports Overridden (bindings applied before overrides existed do not); otherwise the
+// condition goes and the step is empty, which the chain skips.
+func (r *kindReconciler) overriddenStep(p placementv1beta1.PlacementObj, statuses []placementv1beta1.PerClusterPlacementStatus) chainStep {
+	condType := string(placementv1beta1.ClusterResourcePlacementOverriddenConditionType)
+	if r.family.Namespaced {
+		condType = string(placementv1beta1.ResourcePlacementOverriddenConditionType)
+	}
+	reported := false
+	for _, st := range statuses {
+		reported = reported || meta.FindStatusCondition(st.Conditions, string(placementv1beta1.PerClusterOverriddenConditionType)) != nil
+	}
+	if !reported {
+		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, condType)
+		return chainStep{}
+	}
+	return chainStep{condType: condType, perCluster: placementv1beta1.PerClusterOverriddenConditionType, text: outcomeText{
+		trueReason: placementv1beta1.OverriddenSucceededReason, falseReason: placementv1beta1.OverriddenFailedReason,
+		otherReason: placementv1beta1.OverriddenPendingReason,
+		trueText:    "The overrides of resource snapshot index %s are applied on all %d picked clusters",
+		falseText:   "The overrides of resource snapshot index %s failed to apply on %s",
+		waitText:    "The overrides of resource snapshot index %s are not applied yet on %s",
+	}}
 }
