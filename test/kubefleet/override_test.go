@@ -189,6 +189,10 @@ func TestOverridesPerCluster(t *testing.T) {
 				return fmt.Errorf("%s: Overridden %+v", st.ClusterName, c)
 			}
 		}
+		if !meta.IsStatusConditionTrue(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementOverriddenConditionType)) ||
+			!meta.IsStatusConditionTrue(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementAvailableConditionType)) {
+			return fmt.Errorf("placement conditions %+v", p.Status.Conditions)
+		}
 		return nil
 	})
 
@@ -251,6 +255,17 @@ func TestBadOverrideKeepsWhatMembersRun(t *testing.T) {
 	if data, err := memberConfigMap(t.Context(), t, "member2", "ovr-bad", "cm"); err != nil || data["key"] != "value1" {
 		t.Errorf("member2 runs %v (%v), want what it ran: value1", data, err)
 	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "ovr-bad"}, p); err != nil {
+			return err
+		}
+		o := meta.FindStatusCondition(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementOverriddenConditionType))
+		if o == nil || o.Status != metav1.ConditionFalse || o.Reason != placementv1beta1.OverriddenFailedReason || !strings.Contains(o.Message, "member2") {
+			return fmt.Errorf("the placement's Overridden condition is %+v", o)
+		}
+		return nil
+	})
 
 	updateOverride(t, ro, "cm-order-1", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
 		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("replace", "/data/nothere", `"x"`)}})
@@ -258,9 +273,5 @@ func TestBadOverrideKeepsWhatMembersRun(t *testing.T) {
 		overridden(m, `ResourceOverrideSnapshot "cm-order-1" failed to apply on ConfigMap "cm" in namespace "ovr-bad": replace operation does not apply: doc is missing key: /data/nothere`)
 	}
 	waitData(t, "ovr-bad", "cm", "key", map[string]string{"member1": "order-2", "member2": "value1", "member3": "order-1"})
-	p := &placementv1beta1.ClusterResourcePlacement{}
-	if err := c.Get(t.Context(), client.ObjectKey{Name: "ovr-bad"}, p); err != nil {
-		t.Fatal(err)
-	}
 	t.Log("kubectl get crb -l kubernetes-fleet.io/parent-CRP=ovr-bad:\n" + kubectl(t, "get", "crb", "-l", "kubernetes-fleet.io/parent-CRP=ovr-bad"))
 }
