@@ -27,6 +27,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -273,5 +274,26 @@ func TestBadOverrideKeepsWhatMembersRun(t *testing.T) {
 		overridden(m, `ResourceOverrideSnapshot "cm-order-1" failed to apply on ConfigMap "cm" in namespace "ovr-bad": replace operation does not apply: doc is missing key: /data/nothere`)
 	}
 	waitData(t, "ovr-bad", "cm", "key", map[string]string{"member1": "order-2", "member2": "value1", "member3": "order-1"})
+
+	// What Kubefleet's webhook refuses is said in a Warning Event on the override.
+	invalid := &placementv1beta1.ClusterResourceOverride{ObjectMeta: metav1.ObjectMeta{Name: "ovr-bad-status"}}
+	invalid.Spec.Placement = &placementv1beta1.PlacementRef{Name: "no-such-placement"}
+	invalid.Spec.ClusterResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "ovr-bad"}}
+	invalid.Spec.Policy = &placementv1beta1.OverridePolicy{OverrideRules: []placementv1beta1.OverrideRule{{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("replace", "/status/phase", `"x"`)}}}}
+	createAll(t, invalid)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		var list eventsv1.EventList
+		if err := c.List(ctx, &list); err != nil {
+			return err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Name == invalid.Name && e.Regarding.Kind == "ClusterResourceOverride" && e.Reason == "InvalidOverride" &&
+				e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, "cannot override status fields") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no InvalidOverride Warning event for %s", invalid.Name)
+	})
 	t.Log("kubectl get crb -l kubernetes-fleet.io/parent-CRP=ovr-bad:\n" + kubectl(t, "get", "crb", "-l", "kubernetes-fleet.io/parent-CRP=ovr-bad"))
 }
