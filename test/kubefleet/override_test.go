@@ -297,3 +297,31 @@ func TestBadOverrideKeepsWhatMembersRun(t *testing.T) {
 	})
 	t.Log("kubectl get crb -l kubernetes-fleet.io/parent-CRP=ovr-bad:\n" + kubectl(t, "get", "crb", "-l", "kubernetes-fleet.io/parent-CRP=ovr-bad"))
 }
+
+// TestResourcePlacementOverride: a ResourceOverride naming a ResourcePlacement of its namespace
+// changes what that placement delivers, per cluster; the ResourceBindings name its snapshot.
+func TestResourcePlacementOverride(t *testing.T) {
+	t.Parallel()
+	c := testenv.Client(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ovr-rp"}}
+	nsOnly := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "ovr-rp-namespace"}}
+	nsOnly.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "ovr-rp",
+		SelectionScope: placementv1beta1.NamespaceOnly}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ovr-rp"}, Data: map[string]string{"key": "value1"}}
+	rp := &placementv1beta1.ResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "cm-rp", Namespace: "ovr-rp"}}
+	rp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "ConfigMap", Name: "cm"}}
+	ro := resourceOverride("cm-where", "ovr-rp", "", "ConfigMap", "cm", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("replace", "/data/key", `"${MEMBER-CLUSTER-NAME}"`)}})
+	ro.Spec.Placement = &placementv1beta1.PlacementRef{Name: "cm-rp", Scope: placementv1beta1.NamespaceScoped}
+	createAll(t, ns, nsOnly, cm, ro, rp)
+	waitData(t, "ovr-rp", "cm", "key", map[string]string{"member1": "member1", "member2": "member2", "member3": "member3"})
+	l := &placementv1beta1.ResourceBindingList{}
+	if err := c.List(t.Context(), l, client.InNamespace("ovr-rp")); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range l.Items {
+		if !slices.Equal(b.Spec.ResourceOverrideSnapshots, []placementv1beta1.NamespacedName{{Namespace: "ovr-rp", Name: "cm-where-0"}}) {
+			t.Errorf("%s names %v", b.Name, b.Spec.ResourceOverrideSnapshots)
+		}
+	}
+}
