@@ -243,7 +243,10 @@ func (r *kindReconciler) checkClusters(ctx context.Context, ru *run, st *placeme
 func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
 	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, string, error) {
 	b, ok := bindings[name]
-	if !isBoundTo(b, ok, snapshot) {
+	inSync := func(b placementv1beta1.BindingObj, ok bool) bool {
+		return isBoundTo(b, ok, snapshot) && overridesAsPinned(st, name, b)
+	}
+	if !inSync(b, ok) {
 		// The cache may not have the binding this run patched yet while it already has the
 		// run's status saying so (two watches, no order between them): only the API
 		// server can tell a lagging cache from another run's write.
@@ -253,7 +256,7 @@ func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placemen
 		}
 		b, ok = live, live != nil
 	}
-	if !isBoundTo(b, ok, snapshot) {
+	if !inSync(b, ok) {
 		msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
 			name, ru.spec.PlacementName)
 		ru.setCluster(entry(), placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)

@@ -174,3 +174,15 @@ func (r *kindReconciler) pinnedOverrides(ctx context.Context, ru *run, st *place
 	pinned, err := r.overridesAt(ctx, ru, at, index, []string{name})
 	return pinned[name], err
 }
+
+// overridesAsPinned reports whether a started cluster's binding still names the override
+// snapshots the run pinned for it; another run changing them has taken the cluster over. A
+// cluster the stage does not list has nothing pinned to compare.
+func overridesAsPinned(st *placementv1beta1.StageUpdatingStatus, name string, b placementv1beta1.BindingObj) bool {
+	c := clusterStatus(st, name)
+	if c == nil {
+		return true
+	}
+	pinned := override.Names{Cluster: c.ClusterResourceOverrideSnapshots, Namespaced: c.ResourceOverrideSnapshots}
+	return pinned.Equal(b.BindingSpec().ClusterResourceOverrideSnapshots, b.BindingSpec().ResourceOverrideSnapshots)
+}
