@@ -39,7 +39,7 @@ const (
 	OverrideClusterLabelKeyVariablePrefix = "${MEMBER-CLUSTER-LABEL-KEY-"
 )
 
-// RestoreOverridesAnnotation, "true" on an update run, makes it give each cluster the override
+// RestoreOverridesAnnotation set to "true" on an update run makes it give each cluster the override
 // snapshots the most recent earlier run of the same resource snapshot index gave it, instead of
 // the latest ones: `stagecoach rollback placement` sets it. A run rolling back a failed run
 // (RollbackOfAnnotation) does so too.
