@@ -325,3 +325,101 @@ func TestResourcePlacementOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideRollsOutWithinMaxUnavailable: an override change is rolled out like a resource
+// change. One that leaves the Deployment unschedulable reaches one cluster, which then is
+// unavailable, and maxUnavailable 1 holds the other two back; the override fixed, every cluster
+// gets the fix.
+func TestOverrideRollsOutWithinMaxUnavailable(t *testing.T) {
+	t.Parallel()
+	c := testenv.Client(t)
+	one := int32(1)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ovr-max"}}
+	// Recreate: the unschedulable new pod replaces the old one, so the Deployment is unavailable.
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ovr-max"},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.20"}}}}}}
+	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "ovr-max"}}
+	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Version: "v1", Kind: "Namespace", Name: "ovr-max"}}
+	crp.Spec.Strategy.Type = placementv1beta1.RollingUpdateRolloutStrategyType
+	maxUnavailable, zero := intstr.FromInt32(1), intstr.FromInt32(0)
+	crp.Spec.Strategy.RollingUpdate = &placementv1beta1.RollingUpdateConfig{MaxUnavailable: &maxUnavailable, MaxSurge: &zero}
+	createAll(t, ns, d, crp)
+	// deployments reports, per member, the Deployment's zone nodeSelector and whether it is available.
+	deployments := func(ctx context.Context) (map[string]string, error) {
+		out := map[string]string{}
+		for _, m := range members {
+			got, err := member(t, m).AppsV1().Deployments("ovr-max").Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m, err)
+			}
+			out[m] = fmt.Sprintf("%v/%v", got.Spec.Template.Spec.NodeSelector["zone"], deploymentAvailable(got))
+		}
+		return out, nil
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := deployments(ctx)
+		if err == nil && (got["member1"] != "/true" || got["member2"] != "/true" || got["member3"] != "/true") {
+			err = fmt.Errorf("deployments %v, want available everywhere", got)
+		}
+		return err
+	})
+
+	// Every binding reports its cluster available: a binding not available yet may be updated
+	// at once, as in Kubefleet, since that makes nothing less available.
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		p := &placementv1beta1.ClusterResourcePlacement{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "ovr-max"}, p); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(p.Status.Conditions, string(placementv1beta1.ClusterResourcePlacementAvailableConditionType)) {
+			return fmt.Errorf("not available: %+v", p.Status.Conditions)
+		}
+		return nil
+	})
+
+	ro := resourceOverride("web-zone", "ovr-max", "apps", "Deployment", "web", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("add", "/spec/template/spec/nodeSelector", `{"zone":"nowhere"}`)}})
+	createAll(t, ro)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := deployments(ctx)
+		if err != nil {
+			return err
+		}
+		changed := 0
+		for _, v := range got {
+			if strings.HasPrefix(v, "nowhere/") {
+				changed++
+			}
+		}
+		if changed != 1 {
+			return fmt.Errorf("deployments %v, want the override on exactly one cluster", got)
+		}
+		l := &placementv1beta1.ClusterResourceBindingList{}
+		if err := c.List(ctx, l, client.MatchingLabels{placementv1beta1.PlacementTrackingLabel: "ovr-max"}); err != nil {
+			return err
+		}
+		held := 0
+		for _, b := range l.Items {
+			if s := meta.FindStatusCondition(b.Status.Conditions, placementv1beta1.BindingRolloutStartedCondition); s != nil &&
+				s.Status == metav1.ConditionFalse && s.Reason == placementv1beta1.RolloutNotStartedYetReason {
+				held++
+			}
+		}
+		if held != 2 {
+			return fmt.Errorf("%d bindings held back, want 2", held)
+		}
+		return nil
+	})
+
+	updateOverride(t, ro, "web-zone-1", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("add", "/metadata/labels", `{"zone":"fixed"}`)}})
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got, err := deployments(ctx)
+		if err == nil && (got["member1"] != "/true" || got["member2"] != "/true" || got["member3"] != "/true") {
+			err = fmt.Errorf("deployments %v, want available everywhere", got)
+		}
+		return err
+	})
+}
