@@ -32,6 +32,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/eviction"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/inventory"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/override"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/placement"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
@@ -146,6 +147,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				return nil
 			}
 			return inventory.NewReconciler(inventory.Options{Client: c, Namespace: opts.InventoryNamespace}).SetupWithManager(mgr)
+		}},
+		{"override", false, func() error {
+			return override.NewReconciler(override.Options{Client: c}).SetupWithManager(mgr)
 		}},
 		{"updaterun", false, func() error {
 			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)

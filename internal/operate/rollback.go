@@ -108,6 +108,8 @@ func RollbackPlacement(ctx context.Context, c client.Client, namespace, placemen
 	// Run names end up in label values (63 characters at most) with a stage's name.
 	run.SetGenerateName(placement[:min(len(placement), 30)] + "-rollback-")
 	run.SetNamespace(namespace)
+	// Back to the overrides the clusters ran with that index, not the latest ones.
+	run.SetAnnotations(map[string]string{placementv1beta1.RestoreOverridesAnnotation: "true"})
 	*run.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{PlacementName: placement, ResourceSnapshotIndex: strconv.Itoa(index),
 		StagedUpdateStrategyName: strategy, State: placementv1beta1.StateRun}
 	if err := c.Create(ctx, run); err != nil {

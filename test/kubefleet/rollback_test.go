@@ -37,7 +37,8 @@ import (
 // TestRollbackRun: a run whose canary stage fails (member3 holds an object the placement may not
 // take over) fails, and its strategy's onFailure: Rollback starts a run back to the previous
 // snapshot, stage by stage in reverse and without waits, which takes the new object off member2,
-// the staging cluster that had received it; what member3 held stays as it was.
+// the staging cluster that had received it, and gives member2 back the override it ran before;
+// what member3 held stays as it was.
 func TestRollbackRun(t *testing.T) {
 	c := kclient(t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rb-ns"}}
@@ -53,7 +54,11 @@ func TestRollbackRun(t *testing.T) {
 	}
 	crp := externalPlacement("rb-placement", "rb-ns")
 	crp.Spec.Strategy.ApplyStrategy = &placementv1beta1.ApplyStrategy{WhenToTakeOver: placementv1beta1.WhenToTakeOverTypeNever}
-	createAll(t, ns, cm, strategy, crp)
+	// An override the rollback puts back: "one" with snapshot 0, "two" from the failing run on.
+	ro := resourceOverride("rb-flavour", "rb-ns", "", "ConfigMap", "rb-cm", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("add", "/data/flavour", `"one"`)}})
+	createAll(t, ns, cm, strategy, ro, crp)
+	waitLatestOverrideSnapshot(t, "rb-ns", "rb-flavour-0")
 	start := func(name, index string) {
 		t.Helper()
 		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -86,11 +91,16 @@ func TestRollbackRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSnapshot(t, "rb-placement-1-snapshot")
+	updateOverride(t, ro, "rb-flavour-1", placementv1beta1.OverrideRule{ClusterSelector: everyCluster(),
+		JSONPatchOverrides: []placementv1beta1.JSONPatchOverride{jsonPatch("add", "/data/flavour", `"two"`)}})
 	start("rb-run-2", "1")
 	approveStaging("rb-run-2")
 	// Staging's approval is asked for once staging runs the new snapshot: member2 has it.
 	if _, err := member(t, "member2").CoreV1().ConfigMaps("rb-ns").Get(t.Context(), "rb-extra", metav1.GetOptions{}); err != nil {
 		t.Fatalf("member2 does not run the new snapshot: %v", err)
+	}
+	if data, err := memberConfigMap(t.Context(), t, "member2", "rb-ns", "rb-cm"); err != nil || data["flavour"] != "two" {
+		t.Fatalf("member2 does not run the new override: %v (%v)", data, err)
 	}
 
 	failed := runFailed(t, "rb-run-2", timeout)
@@ -127,6 +137,8 @@ func TestRollbackRun(t *testing.T) {
 		}
 		return nil
 	})
+	// member2 ran the failing run's override; the rollback restores the one it had before.
+	waitData(t, "rb-ns", "rb-cm", "flavour", map[string]string{"member2": "one"})
 	got, err := member(t, "member3").CoreV1().ConfigMaps("rb-ns").Get(t.Context(), "rb-extra", metav1.GetOptions{})
 	if err != nil || got.Data["owner"] != "member3" {
 		t.Errorf("member3's own rb-extra: %v (%v)", got.Data, err)

@@ -164,6 +164,16 @@ func TestInvalidManifestsRejected(t *testing.T) {
 		{"eviction without a cluster",
 			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourcePlacementEviction\nmetadata:\n  name: invalid\nspec:\n  placementName: p\n",
 			[]string{"clusterName", "Required value"}},
+		{"cluster resource override naming a namespaced placement",
+			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ClusterResourceOverride\nmetadata:\n  name: invalid\nspec:\n" +
+				"  placement: {name: p, scope: Namespaced}\n  clusterResourceSelectors: [{group: '', version: v1, kind: Namespace, name: app}]\n" +
+				"  policy:\n    overrideRules: [{clusterSelector: {clusterSelectorTerms: []}, overrideType: Delete}]\n",
+			[]string{"clusterResourceOverride placement reference cannot be Namespaced scope"}},
+		{"resource override with an unknown patch operation",
+			"apiVersion: placement.kubernetes-fleet.io/v1beta1\nkind: ResourceOverride\nmetadata:\n  name: invalid\n  namespace: default\nspec:\n" +
+				"  resourceSelectors: [{group: apps, version: v1, kind: Deployment, name: web}]\n" +
+				"  policy:\n    overrideRules: [{clusterSelector: {clusterSelectorTerms: []}, jsonPatchOverrides: [{op: move, path: /spec/replicas}]}]\n",
+			[]string{"op", "Unsupported value"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := &unstructured.Unstructured{}

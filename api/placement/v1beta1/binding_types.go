@@ -39,6 +39,10 @@ const (
 const (
 	// BindingRolloutStartedCondition is True once the current spec has started rolling out to the cluster.
 	BindingRolloutStartedCondition = "RolloutStarted"
+	// BindingOverriddenCondition is True when the binding's overrides were applied to its
+	// resources (reason OverriddenSucceeded) or it names none (NoOverrideSpecified), False
+	// (OverriddenFailed) when one of them cannot be applied.
+	BindingOverriddenCondition = "Overridden"
 	// BindingAppliedCondition is True when every resource of the snapshot is applied on the cluster.
 	BindingAppliedCondition = "Applied"
 	// BindingAvailableCondition is True when every applied resource is available on the cluster.
@@ -133,6 +137,16 @@ type ResourceBindingSpec struct {
 	// run ("<placement>-<index>-snapshot"); empty until the binding is bound.
 	// +optional
 	ResourceSnapshotName string `json:"resourceSnapshotName,omitempty"`
+
+	// ResourceOverrideSnapshots are the ResourceOverride snapshots applied to the snapshot's
+	// resources on this cluster, sorted by namespace and name.
+	// +optional
+	ResourceOverrideSnapshots []NamespacedName `json:"resourceOverrideSnapshots,omitempty"`
+
+	// ClusterResourceOverrideSnapshots are the ClusterResourceOverride snapshots applied on this
+	// cluster, sorted by name.
+	// +optional
+	ClusterResourceOverrideSnapshots []string `json:"clusterResourceOverrideSnapshots,omitempty"`
 
 	// SchedulingPolicySnapshotName is the scheduling policy snapshot that picked the cluster.
 	// +optional

@@ -106,6 +106,9 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	if err != nil {
 		return nil, err
 	}
+	if objs, err = r.override(ctx, b, objs); err != nil {
+		return nil, err
+	}
 	req.Owner, req.Objects = owner, objs
 	res, err := manifests.Apply(ctx, remote, req)
 	if err != nil {

@@ -25,6 +25,7 @@ package binding
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=patch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterresourceplacements;resourceplacements,verbs=get;list;watch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceoverridesnapshots;resourceoverridesnapshots,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -63,6 +63,7 @@ func setNotApplied(st *placementv1beta1.ResourceBindingStatus, gen int64, snapsh
 
 // clearApplied forgets what the status said about applied resources, once they are withdrawn.
 func clearApplied(st *placementv1beta1.ResourceBindingStatus) {
+	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingOverriddenCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAppliedCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingDiffReportedCondition)

@@ -33,5 +33,6 @@ package placement
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=patch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceenvelopes;resourceenvelopes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceplacementstatuses,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceoverridesnapshots;resourceoverridesnapshots,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

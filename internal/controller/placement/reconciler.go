@@ -44,6 +44,7 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/override"
 	"github.com/stagecoach-dev/stagecoach/internal/scheduling"
 )
 
@@ -141,6 +142,8 @@ type pass struct {
 	schedule scheduling.Result
 	// bindings are the placement's bindings as written by this pass, by cluster name.
 	bindings []placementv1beta1.BindingObj
+	// overrides are, for a RollingUpdate, the override snapshots each cluster is to get.
+	overrides map[string]override.Names
 	// waiting explains, per cluster, why a RollingUpdate holds its binding back.
 	waiting map[string]string
 	// requeue, when positive, is when the pass must run again even without an event.
@@ -188,7 +191,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 
 	ps := &pass{p: p, spec: withDefaults(p.PlacementSpec())}
 	for _, phase := range []func(context.Context, *pass) error{
-		r.supportedPhase, r.namespacePhase, r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.rolloutPhase,
+		r.supportedPhase, r.namespacePhase, r.selectPhase, r.snapshotPhase, r.policyPhase, r.schedulePhase, r.overridePhase, r.rolloutPhase,
 	} {
 		if err := phase(ctx, ps); errors.Is(err, errHalt) {
 			return ctrl.Result{RequeueAfter: r.resync}, nil

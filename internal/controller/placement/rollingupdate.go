@@ -82,7 +82,7 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 			Cluster:        b.BindingSpec().TargetCluster,
 			State:          rollout.PlacementBindingState(b.BindingSpec().State),
 			HasRevision:    b.BindingSpec().ResourceSnapshotName != "",
-			Latest:         b.BindingSpec().ResourceSnapshotName == latest,
+			Latest:         b.BindingSpec().ResourceSnapshotName == latest && ps.overridesCurrent(b),
 			Available:      available,
 			Untrackable:    untrackable,
 			AvailableSince: since,
@@ -137,6 +137,7 @@ func (r *kindReconciler) bind(ctx context.Context, ps *pass, b placementv1beta1.
 		b.BindingSpec().State = placementv1beta1.BindingStateBound
 		b.BindingSpec().ResourceSnapshotName = ps.master.GetName()
 		b.BindingSpec().ApplyStrategy = ps.spec.Strategy.ApplyStrategy.DeepCopy()
+		ps.setOverrides(b)
 	})
 	if err != nil {
 		return err
@@ -155,7 +156,7 @@ func (r *kindReconciler) refreshBinding(ctx context.Context, ps *pass, b placeme
 		return r.setBindingCondition(ctx, b, metav1.ConditionFalse, placementv1beta1.RolloutNotStartedYetReason,
 			"Waiting to roll resource snapshot "+ps.master.GetName()+" out: "+why)
 	}
-	if b.BindingSpec().State != placementv1beta1.BindingStateBound || b.BindingSpec().ResourceSnapshotName != ps.master.GetName() {
+	if b.BindingSpec().State != placementv1beta1.BindingStateBound || b.BindingSpec().ResourceSnapshotName != ps.master.GetName() || !ps.overridesCurrent(b) {
 		return nil
 	}
 	if !equality.Semantic.DeepEqual(b.BindingSpec().ApplyStrategy, ps.spec.Strategy.ApplyStrategy) {

@@ -97,14 +97,12 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	setConditionFrom(p, started)
 
 	// Applied follows once RolloutStarted is True, and Available once Applied is; with apply
-	// type ReportDiff, DiffReported instead of both.
+	// type ReportDiff, DiffReported instead of both. Overridden comes first once bindings report
+	// it (see overriddenStep).
 	prev := started
-	type follower struct {
-		condType   string
-		perCluster placementv1beta1.PerClusterPlacementConditionType
-		text       outcomeText
-	}
-	followers := []follower{
+	overridden := r.overriddenStep(p, statuses)
+	followers := []chainStep{
+		overridden,
 		{ct.Applied, placementv1beta1.PerClusterAppliedConditionType, outcomeText{
 			trueReason: placementv1beta1.ApplySucceededReason, falseReason: placementv1beta1.ApplyFailedReason,
 			otherReason: placementv1beta1.ApplyPendingReason,
@@ -123,7 +121,7 @@ func (r *kindReconciler) setStatus(ps *pass) {
 	if reportsDiff(ps.spec) {
 		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.Applied)
 		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.Available)
-		followers = []follower{{ct.DiffReported, placementv1beta1.PerClusterDiffReportedConditionType, outcomeText{
+		followers = []chainStep{overridden, {ct.DiffReported, placementv1beta1.PerClusterDiffReportedConditionType, outcomeText{
 			trueReason: placementv1beta1.DiffReportedStatusTrueReason, falseReason: placementv1beta1.DiffReportedStatusFalseReason,
 			otherReason: placementv1beta1.DiffReportedStatusUnknownReason,
 			trueText:    "The differences of resource snapshot index %s are reported on all %d picked clusters",
@@ -134,6 +132,9 @@ func (r *kindReconciler) setStatus(ps *pass) {
 		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, ct.DiffReported)
 	}
 	for _, next := range followers {
+		if next.condType == "" {
+			continue
+		}
 		if prev.Status != metav1.ConditionTrue {
 			meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, next.condType)
 			continue
@@ -240,9 +241,20 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 		started = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: placementv1beta1.RolloutStartedUnknownReason,
 			Message: "The rollout to this cluster has not been decided yet"}
 	}
+	if b.BindingSpec().State == placementv1beta1.BindingStateBound {
+		st.ApplicableClusterResourceOverrides = b.BindingSpec().ClusterResourceOverrideSnapshots
+		st.ApplicableResourceOverrides = b.BindingSpec().ResourceOverrideSnapshots
+	}
 	started.Type = string(placementv1beta1.PerClusterRolloutStartedConditionType)
 	if !add(*started) {
 		return st
+	}
+	// Overridden, once the binding controller reported it for this generation.
+	if c := bindingCondition(b, placementv1beta1.BindingOverriddenCondition, false); c != nil {
+		c.Type = string(placementv1beta1.PerClusterOverriddenConditionType)
+		if !add(*c) {
+			return st
+		}
 	}
 	type follower struct {
 		binding    string
@@ -381,4 +393,36 @@ func subindexOf(s placementv1beta1.ResourceSnapshotObj) int {
 	}
 	n, _ := strconv.Atoi(s.GetAnnotations()[placementv1beta1.SubindexOfResourceSnapshotAnnotation])
 	return n
+}
+
+// chainStep is a placement condition folded from a per-cluster one.
+type chainStep struct {
+	condType   string
+	perCluster placementv1beta1.PerClusterPlacementConditionType
+	text       outcomeText
+}
+
+// overriddenStep is the placement's Overridden condition as a step of the chain, when a cluster's
+// binding reports Overridden (bindings applied before overrides existed do not); otherwise the
+// condition goes and the step is empty, which the chain skips.
+func (r *kindReconciler) overriddenStep(p placementv1beta1.PlacementObj, statuses []placementv1beta1.PerClusterPlacementStatus) chainStep {
+	condType := string(placementv1beta1.ClusterResourcePlacementOverriddenConditionType)
+	if r.family.Namespaced {
+		condType = string(placementv1beta1.ResourcePlacementOverriddenConditionType)
+	}
+	reported := false
+	for _, st := range statuses {
+		reported = reported || meta.FindStatusCondition(st.Conditions, string(placementv1beta1.PerClusterOverriddenConditionType)) != nil
+	}
+	if !reported {
+		meta.RemoveStatusCondition(&p.PlacementStatus().Conditions, condType)
+		return chainStep{}
+	}
+	return chainStep{condType: condType, perCluster: placementv1beta1.PerClusterOverriddenConditionType, text: outcomeText{
+		trueReason: placementv1beta1.OverriddenSucceededReason, falseReason: placementv1beta1.OverriddenFailedReason,
+		otherReason: placementv1beta1.OverriddenPendingReason,
+		trueText:    "The overrides of resource snapshot index %s are applied on all %d picked clusters",
+		falseText:   "The overrides of resource snapshot index %s failed to apply on %s",
+		waitText:    "The overrides of resource snapshot index %s are not applied yet on %s",
+	}}
 }

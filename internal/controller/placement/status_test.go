@@ -137,3 +137,45 @@ func TestSetStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestSetStatusOverridden: once bindings report Overridden, the placement's Overridden condition
+// comes between RolloutStarted and Applied; a cluster whose overrides fail holds Applied back.
+func TestSetStatusOverridden(t *testing.T) {
+	const started, overridden, applied, available = placementv1beta1.BindingRolloutStartedCondition, placementv1beta1.BindingOverriddenCondition,
+		placementv1beta1.BindingAppliedCondition, placementv1beta1.BindingAvailableCondition
+	failing := testBinding("member2", 1, started)
+	meta.SetStatusCondition(&failing.BindingStatus().Conditions, metav1.Condition{Type: overridden, Status: metav1.ConditionFalse,
+		Reason: placementv1beta1.OverriddenFailedReason, Message: "label key region not found on cluster member2", ObservedGeneration: 2})
+	for _, tc := range []struct {
+		name     string
+		bindings []placementv1beta1.BindingObj
+		want     map[string]metav1.ConditionStatus
+		message  string
+	}{
+		{"every cluster overridden", []placementv1beta1.BindingObj{testBinding("member1", 1, started, overridden, applied, available),
+			testBinding("member2", 1, started, overridden, applied, available)},
+			map[string]metav1.ConditionStatus{"ClusterResourcePlacementOverridden": metav1.ConditionTrue,
+				"ClusterResourcePlacementApplied": metav1.ConditionTrue, "ClusterResourcePlacementAvailable": metav1.ConditionTrue}, ""},
+		{"one cluster's override fails", []placementv1beta1.BindingObj{testBinding("member1", 1, started, overridden, applied, available), failing},
+			map[string]metav1.ConditionStatus{"ClusterResourcePlacementOverridden": metav1.ConditionFalse},
+			"failed to apply on member2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
+			ps := &pass{p: p, spec: withDefaults(&placementv1beta1.PlacementSpec{Strategy: placementv1beta1.RolloutStrategy{Type: placementv1beta1.RollingUpdateRolloutStrategyType}}),
+				selection: &selection{}, index: 1, bindings: tc.bindings}
+			r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, family: placementv1beta1.ClusterFamily}
+			r.setStatus(ps)
+			for _, ct := range []string{"ClusterResourcePlacementOverridden", "ClusterResourcePlacementApplied", "ClusterResourcePlacementAvailable"} {
+				c := meta.FindStatusCondition(p.Status.Conditions, ct)
+				want, set := tc.want[ct]
+				if (c != nil) != set || c != nil && c.Status != want {
+					t.Errorf("%s is %+v, want %q (set %v)", ct, c, want, set)
+				}
+			}
+			if c := meta.FindStatusCondition(p.Status.Conditions, "ClusterResourcePlacementOverridden"); tc.message != "" && !strings.Contains(c.Message, tc.message) {
+				t.Errorf("Overridden says %q", c.Message)
+			}
+		})
+	}
+}

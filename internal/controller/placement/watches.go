@@ -96,6 +96,8 @@ func (r *kindReconciler) setup(mgr ctrl.Manager) error {
 		Owns(r.family.NewPolicySnapshot(), builder.WithPredicates(deletions)).
 		Watches(&clusterv1beta1.MemberCluster{}, handler.EnqueueRequestsFromMapFunc(r.allPlacements),
 			builder.WithPredicates(predicate.Funcs{UpdateFunc: memberChanged})).
+		Watches(&placementv1beta1.ClusterResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.overridePlacements)).
+		Watches(&placementv1beta1.ResourceOverrideSnapshot{}, handler.EnqueueRequestsFromMapFunc(r.overridePlacements)).
 		Build(r)
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ import (
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/override"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
@@ -147,8 +148,12 @@ func (r *kindReconciler) updateClusters(ctx context.Context, ru *run, st *placem
 	var g errgroup.Group
 	g.SetLimit(concurrentStarts)
 	for k, name := range wave.Start {
+		ov, err := r.pinnedOverrides(ctx, ru, st, name)
+		if err != nil {
+			return false, err
+		}
 		g.Go(func() error {
-			if err := r.bind(ctx, ru, bindings[name], snapshot); err != nil {
+			if err := r.bind(ctx, ru, bindings[name], snapshot, ov); err != nil {
 				return err
 			}
 			bound[k] = true
@@ -238,7 +243,10 @@ func (r *kindReconciler) checkClusters(ctx context.Context, ru *run, st *placeme
 func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placementv1beta1.StageUpdatingStatus, name string,
 	entry func() *placementv1beta1.ClusterUpdatingStatus, bindings map[string]placementv1beta1.BindingObj, snapshot string) (bool, string, error) {
 	b, ok := bindings[name]
-	if !isBoundTo(b, ok, snapshot) {
+	inSync := func(b placementv1beta1.BindingObj, ok bool) bool {
+		return isBoundTo(b, ok, snapshot) && overridesAsPinned(st, name, b)
+	}
+	if !inSync(b, ok) {
 		// The cache may not have the binding this run patched yet while it already has the
 		// run's status saying so (two watches, no order between them): only the API
 		// server can tell a lagging cache from another run's write.
@@ -248,7 +256,7 @@ func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placemen
 		}
 		b, ok = live, live != nil
 	}
-	if !isBoundTo(b, ok, snapshot) {
+	if !inSync(b, ok) {
 		msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
 			name, ru.spec.PlacementName)
 		ru.setCluster(entry(), placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
@@ -304,13 +312,13 @@ func clusterStatus(st *placementv1beta1.StageUpdatingStatus, name string) *place
 
 // bind points the binding at the run's snapshot and apply strategy, and records that the rollout
 // to its cluster started.
-func (r *kindReconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+func (r *kindReconciler) bind(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string, ov override.Names) error {
 	// b may be the cache's own: it is written on a copy.
 	b = b.DeepCopyObject().(placementv1beta1.BindingObj)
 	// The binding controller writes the binding's status all the time: a conflict is retried on
 	// the binding as it is now, rather than ending the pass and the other clusters' starts with it.
 	for attempt := 0; ; attempt++ {
-		err := r.bindOnce(ctx, ru, b, snapshot)
+		err := r.bindOnce(ctx, ru, b, snapshot, ov)
 		if !apierrors.IsConflict(err) || attempt == 4 {
 			return err
 		}
@@ -322,10 +330,11 @@ func (r *kindReconciler) bind(ctx context.Context, ru *run, b placementv1beta1.B
 	}
 }
 
-func (r *kindReconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string) error {
+func (r *kindReconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string, ov override.Names) error {
 	base := b.DeepCopyObject().(client.Object)
 	spec := b.BindingSpec()
 	spec.State, spec.ResourceSnapshotName = placementv1beta1.BindingStateBound, snapshot
+	spec.ClusterResourceOverrideSnapshots, spec.ResourceOverrideSnapshots = ov.Cluster, ov.Namespaced
 	spec.ApplyStrategy = ru.status.ApplyStrategy.DeepCopy()
 	if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err

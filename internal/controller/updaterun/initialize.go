@@ -105,7 +105,7 @@ func (r *kindReconciler) initialize(ctx context.Context, ru *run) error {
 	}
 	deletion := newStage(placementv1beta1.UpdateRunDeleteStageName, unscheduled, ru.maxListed)
 	ru.status.DeletionStageStatus = &deletion
-	return nil
+	return r.recordOverrides(ctx, ru, index)
 }
 
 func tasks(cfg []placementv1beta1.StageTask, approvalNameFmt, run, stage string) []placementv1beta1.StageTaskStatus {

@@ -30,5 +30,6 @@ package updaterun
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcesnapshots;resourcesnapshots;clusterschedulingpolicysnapshots;schedulingpolicysnapshots,verbs=get;list;watch
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings;resourcebindings,verbs=get;list;watch;patch;delete
 // +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourcebindings/status;resourcebindings/status,verbs=patch
+// +kubebuilder:rbac:groups=placement.kubernetes-fleet.io,resources=clusterresourceoverridesnapshots;resourceoverridesnapshots,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.kubernetes-fleet.io,resources=memberclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
