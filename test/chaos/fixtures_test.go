@@ -148,13 +148,14 @@ spec:
 	}
 }
 
-// fleetSetup is the Kubefleet dialect's placement and strategy: the same stages, a TimedWait
-// after dev, one cluster at a time in staging and an approval after it.
+// fleetSetup is the Kubefleet dialect's placement and strategy, in v1 as Kubefleet's docs write
+// them: the same stages, a TimedWait after dev, one cluster at a time in staging and an approval
+// after it.
 func fleetSetup() []string {
 	return []string{
 		fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", fleetNS),
 		fmt.Sprintf(`
-apiVersion: placement.kubernetes-fleet.io/v1beta1
+apiVersion: placement.kubernetes-fleet.io/v1
 kind: ClusterResourcePlacement
 metadata: {name: chaos}
 spec:
@@ -163,7 +164,7 @@ spec:
   strategy: {type: External}
 `, fleetNS),
 		fmt.Sprintf(`
-apiVersion: placement.kubernetes-fleet.io/v1beta1
+apiVersion: placement.kubernetes-fleet.io/v1
 kind: ClusterStagedUpdateStrategy
 metadata: {name: chaos}
 spec:
@@ -183,7 +184,7 @@ spec:
 
 func updateRun(version int, snapshot string) string {
 	return fmt.Sprintf(`
-apiVersion: placement.kubernetes-fleet.io/v1beta1
+apiVersion: placement.kubernetes-fleet.io/v1
 kind: ClusterStagedUpdateRun
 metadata: {name: chaos-%d}
 spec: {placementName: chaos, resourceSnapshotIndex: %q, stagedRolloutStrategyName: chaos}
