@@ -50,11 +50,13 @@ const (
 
 // Event reasons.
 const (
-	reasonApplyFailed    = "ApplyFailed"
-	reasonAvailable      = "Available"
-	reasonWithdrawn      = "Withdrawn"
-	reasonWithdrawFailed = "WithdrawFailed"
-	reasonAbandoned      = "Abandoned"
+	reasonApplyFailed = "ApplyFailed"
+	// reasonDiffNotReported: with apply type ReportDiff, the differences could not be worked out.
+	reasonDiffNotReported = "DiffNotReported"
+	reasonAvailable       = "Available"
+	reasonWithdrawn       = "Withdrawn"
+	reasonWithdrawFailed  = "WithdrawFailed"
+	reasonAbandoned       = "Abandoned"
 )
 
 // Options tune the binding controllers. Clusters is required; the zero value of every other

@@ -21,6 +21,7 @@ import (
 	"errors"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,9 +78,18 @@ func (r *kindReconciler) notDiffReported(ctx context.Context, b placementv1beta1
 	st.DiffedPlacements = nil
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAppliedCondition)
 	meta.RemoveStatusCondition(&st.Conditions, placementv1beta1.BindingAvailableCondition)
+	for i := range in.Failed {
+		// Rendering does not know the binding's generation.
+		in.Failed[i].Condition.ObservedGeneration = b.GetGeneration()
+	}
 	setFailedPlacements(st, in.Failed)
-	setCondition(st, b.GetGeneration(), placementv1beta1.BindingDiffReportedCondition, metav1.ConditionFalse,
+	prev := setCondition(st, b.GetGeneration(), placementv1beta1.BindingDiffReportedCondition, metav1.ConditionFalse,
 		placementv1beta1.WorkNotDiffReportedReason, in.Message)
+	// As for an apply: a new failure is an event, waiting for a complete snapshot group is not.
+	news := prev.Status != metav1.ConditionFalse || prev.ObservedGeneration != b.GetGeneration() || prev.Message != truncate(in.Message)
+	if news && in.Reason != placementv1beta1.WorkApplyInProcessReason {
+		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, reasonDiffNotReported, "ReportDiff", "%s", truncate(in.Message))
+	}
 	wait := r.backoff(r.memo.failed(client.ObjectKeyFromObject(b)))
 	logr.FromContextOrDiscard(ctx).Info("differences not reported", "why", in.Message, "retryIn", wait)
 	return ctrl.Result{RequeueAfter: wait}, nil

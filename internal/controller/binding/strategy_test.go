@@ -255,3 +255,30 @@ func TestAbandon(t *testing.T) {
 		return c.Update(ctx, placement)
 	})
 }
+
+// TestReportDiffBadEnvelope: with apply type ReportDiff, a snapshot that cannot be opened (an
+// envelope carrying what it may not) ends as DiffReported False, the envelope's object in
+// failedPlacements at the binding's generation, and a Warning Event.
+func TestReportDiffBadEnvelope(t *testing.T) {
+	c := startController(t)
+	const p, ns = "diff-envelope", "diff-envelope-ns"
+	s0 := clusterSnapshot(t, c, p, 0, -1, 1, namespace(ns),
+		`{apiVersion: placement.kubernetes-fleet.io/v1beta1, kind: ClusterResourceEnvelope, metadata: {name: diff-envelope},
+		  data: {q.yaml: {apiVersion: v1, kind: ResourceQuota, metadata: {name: q, namespace: diff-envelope-ns}}}}`)
+	spec := boundSpec("member1", s0)
+	spec.ApplyStrategy = &placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeReportDiff}
+	b := &placementv1beta1.ClusterResourceBinding{ObjectMeta: bindingMeta("", p, "member1"), Spec: spec}
+	create(t, c, b)
+	waitFor(t, c, b, "differences not reported", func(placementv1beta1.BindingObj) error {
+		if err := condition(b, placementv1beta1.BindingDiffReportedCondition, metav1.ConditionFalse, placementv1beta1.WorkNotDiffReportedReason); err != nil {
+			return err
+		}
+		f := b.Status.FailedPlacements
+		if len(f) != 1 || f[0].Kind != "ResourceQuota" || f[0].Envelope == nil || f[0].Condition.ObservedGeneration != b.Generation {
+			return fmt.Errorf("failedPlacements %+v, want the quota in its envelope at generation %d", f, b.Generation)
+		}
+		return nil
+	})
+	expectEvent(t, c, b, reasonDiffNotReported)
+	deleteAndWait(t, c, b)
+}

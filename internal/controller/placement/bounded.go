@@ -48,12 +48,16 @@ func clusterStanding(st *placementv1beta1.PerClusterPlacementStatus) int {
 	if c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.PerClusterScheduledConditionType)); c != nil && c.Status != metav1.ConditionTrue {
 		return clusterNotScheduled
 	}
-	for _, t := range []placementv1beta1.PerClusterPlacementConditionType{placementv1beta1.PerClusterAppliedConditionType, placementv1beta1.PerClusterAvailableConditionType} {
+	for _, t := range []placementv1beta1.PerClusterPlacementConditionType{placementv1beta1.PerClusterAppliedConditionType,
+		placementv1beta1.PerClusterAvailableConditionType, placementv1beta1.PerClusterDiffReportedConditionType} {
 		if meta.IsStatusConditionFalse(st.Conditions, string(t)) {
 			return clusterFailed
 		}
 	}
-	if meta.IsStatusConditionTrue(st.Conditions, string(placementv1beta1.PerClusterAvailableConditionType)) {
+	// With apply type ReportDiff, a cluster whose differences are reported is done, as the
+	// rollout counts it.
+	if meta.IsStatusConditionTrue(st.Conditions, string(placementv1beta1.PerClusterAvailableConditionType)) ||
+		meta.IsStatusConditionTrue(st.Conditions, string(placementv1beta1.PerClusterDiffReportedConditionType)) {
 		return clusterAvailable
 	}
 	return clusterPending

@@ -86,6 +86,28 @@ func TestBoundedPlacementStatuses(t *testing.T) {
 	}
 }
 
+// TestBoundedStatusesReportDiff: with apply type ReportDiff a cluster whose differences could
+// not be reported is failed and listed first; one whose differences are reported is done.
+func TestBoundedStatusesReportDiff(t *testing.T) {
+	const started, diff = placementv1beta1.BindingRolloutStartedCondition, placementv1beta1.BindingDiffReportedCondition
+	notReported := testBinding("m3", 1, started)
+	meta.SetStatusCondition(&notReported.BindingStatus().Conditions, metav1.Condition{Type: diff,
+		Status: metav1.ConditionFalse, Reason: "Test", ObservedGeneration: 2})
+	bindings := []placementv1beta1.BindingObj{testBinding("m1", 1, started, diff), testBinding("m2", 1, started), notReported}
+	p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
+	spec := &placementv1beta1.PlacementSpec{Strategy: placementv1beta1.RolloutStrategy{
+		ApplyStrategy: &placementv1beta1.ApplyStrategy{Type: placementv1beta1.ApplyStrategyTypeReportDiff}}}
+	ps := &pass{p: p, spec: withDefaults(spec), selection: &selection{}, index: 1, bindings: bindings}
+	r := &kindReconciler{Reconciler: &Reconciler{now: time.Now, maxListed: 1}, family: placementv1beta1.ClusterFamily}
+	r.setStatus(ps)
+	if l := p.Status.PerClusterPlacementStatuses; len(l) != 1 || l[0].ClusterName != "m3" {
+		t.Errorf("listed %+v, want m3 alone", l)
+	}
+	if got, want := p.Status.ClusterCounts, (placementv1beta1.PlacementClusterCounts{Total: 3, Available: 1, Failed: 1, Pending: 1}); got == nil || *got != want {
+		t.Errorf("counts %+v, want %+v", got, want)
+	}
+}
+
 // TestStatusSizeAt20000Clusters measures the status of a placement on 20,000 clusters (names of
 // 20 characters): every one available, and a third each available, failing and not applied yet.
 func TestStatusSizeAt20000Clusters(t *testing.T) {

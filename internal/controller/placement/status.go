@@ -274,15 +274,19 @@ func (r *kindReconciler) clusterStatus(ps *pass, b placementv1beta1.BindingObj, 
 	}
 	for _, t := range followers {
 		c := bindingCondition(b, t.binding, true)
-		if c == nil {
+		reported := c != nil
+		if !reported {
 			c = &metav1.Condition{Status: metav1.ConditionUnknown, Reason: t.pending,
 				Message: "Waiting for the cluster to report on resource snapshot " + b.BindingSpec().ResourceSnapshotName}
 		}
 		c.Type = string(t.perCluster)
 		if !add(*c) {
-			// As in Kubefleet, the resources to blame, each with its envelope if it came in one.
-			for _, f := range b.BindingStatus().FailedPlacements {
-				st.FailedPlacements = append(st.FailedPlacements, *f.DeepCopy())
+			if reported {
+				// As in Kubefleet, the resources to blame, each with its envelope if it came in
+				// one; never those of an older snapshot the binding still lists.
+				for _, f := range b.BindingStatus().FailedPlacements {
+					st.FailedPlacements = append(st.FailedPlacements, *f.DeepCopy())
+				}
 			}
 			return st
 		}

@@ -179,3 +179,38 @@ func TestSetStatusOverridden(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterStatusFailedPlacements: a cluster's failed placements are the binding's for the
+// snapshot it names; those it still lists from an older snapshot, before it reports on the new
+// one, are not.
+func TestClusterStatusFailedPlacements(t *testing.T) {
+	failed := []placementv1beta1.FailedResourcePlacement{{
+		ResourceIdentifier: placementv1beta1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "app", Name: "c"},
+		Condition: metav1.Condition{Type: placementv1beta1.BindingAppliedCondition, Status: metav1.ConditionFalse,
+			Reason: placementv1beta1.ManifestApplyFailedReason, ObservedGeneration: 2},
+	}}
+	for _, tc := range []struct {
+		name     string
+		observed string
+		want     int
+	}{
+		{"failed on the snapshot it names", "web-1-snapshot", 1},
+		{"still listing an older snapshot's failures", "web-0-snapshot", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testBinding("member1", 1, placementv1beta1.BindingRolloutStartedCondition)
+			st := b.BindingStatus()
+			st.ObservedResourceSnapshotName = tc.observed
+			st.FailedPlacements = failed
+			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: placementv1beta1.BindingAppliedCondition,
+				Status: metav1.ConditionFalse, Reason: placementv1beta1.WorkNotAppliedReason, ObservedGeneration: 2})
+			p := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 3}}
+			ps := &pass{p: p, spec: withDefaults(&placementv1beta1.PlacementSpec{}), selection: &selection{}, index: 1}
+			r := &kindReconciler{Reconciler: &Reconciler{now: time.Now}, family: placementv1beta1.ClusterFamily}
+			got := r.clusterStatus(ps, b, false, nil)
+			if len(got.FailedPlacements) != tc.want {
+				t.Errorf("%d failed placements, want %d: %+v", len(got.FailedPlacements), tc.want, got.FailedPlacements)
+			}
+		})
+	}
+}

@@ -259,6 +259,10 @@ func (r *kindReconciler) checkStarted(ctx context.Context, ru *run, st *placemen
 	if !inSync(b, ok) {
 		msg := fmt.Sprintf("the binding of cluster %s was changed by someone else while this run was updating it (another update run on %s?)",
 			name, ru.spec.PlacementName)
+		if !ok {
+			// An eviction deletes the binding; so does a cluster that leaves the fleet.
+			msg = fmt.Sprintf("the binding of cluster %s was deleted while this run was updating it (an eviction, or the cluster left)", name)
+		}
 		ru.setCluster(entry(), placementv1beta1.ClusterUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.ClusterUpdatingFailedReason, msg)
 		ru.setStage(st, placementv1beta1.StageUpdatingConditionSucceeded, metav1.ConditionFalse, placementv1beta1.StageUpdatingFailedReason, msg)
 		return false, "", abort(msg)
