@@ -33,8 +33,8 @@ import (
 
 // ClusterOverrides names, per member cluster, the latest override snapshots that concern the
 // placement (ns "" for a ClusterResourcePlacement) delivering the objects objs returns (called
-// only when some override exists), as Kubefleet picks them for a cluster's binding. A cluster without any gets zero Names; one whose MemberCluster is gone
-// gets none either.
+// only when some override exists), as Kubefleet picks them for a cluster's binding. A cluster
+// without any gets zero Names; one whose MemberCluster is gone gets none either.
 func ClusterOverrides(ctx context.Context, c client.Reader, namespace, placement string, objs func() ([]*unstructured.Unstructured, error), clusters []string) (
 	map[string]override.Names, error) {
 	return ClusterOverridesAt(ctx, c, nil, namespace, placement, objs, clusters)
@@ -54,7 +54,9 @@ func ClusterOverridesAt(ctx context.Context, c client.Reader, at *time.Time, nam
 		return nil, err
 	}
 	ros := &placementv1beta1.ResourceOverrideSnapshotList{}
-	if err := c.List(ctx, ros, opts...); err != nil {
+	// A ResourcePlacement's objects are all in its namespace, and a ResourceOverride selects
+	// only objects of its own: the other namespaces' snapshots cannot concern it.
+	if err := c.List(ctx, ros, append(opts, client.InNamespace(namespace))...); err != nil {
 		return nil, err
 	}
 	out := make(map[string]override.Names, len(clusters))
