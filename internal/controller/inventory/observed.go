@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
@@ -73,12 +74,7 @@ func health(kind string, status metav1.ConditionStatus, message string) conditio
 func ofMemberCluster(mc *clusterv1beta1.MemberCluster) observed {
 	var o observed
 	find := func(t clusterv1beta1.MemberClusterConditionType) *metav1.Condition {
-		for i := range mc.Status.Conditions {
-			if mc.Status.Conditions[i].Type == string(t) {
-				return &mc.Status.Conditions[i]
-			}
-		}
-		return nil
+		return meta.FindStatusCondition(mc.Status.Conditions, string(t))
 	}
 	if c := find(clusterv1beta1.ConditionTypeMemberClusterHealthy); c != nil {
 		o.conditions = append(o.conditions, health("MemberCluster", c.Status, c.Message))
