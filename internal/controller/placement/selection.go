@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -246,7 +247,12 @@ func (r *kindReconciler) selectPhase(ctx context.Context, ps *pass) error {
 	if err != nil {
 		return fmt.Errorf("selecting resources: %w", err)
 	}
-	r.ensureWatches(ctx, ps.p, sel)
+	// Watches are started beside the reconcile, not before it goes on: each kind costs access
+	// reviews, and a controller restarted often must still get to its snapshots. A watch that
+	// starts late lists what exists, which wakes the placement again.
+	selectors := slices.Clone(ps.p.PlacementSpec().ResourceSelectors)
+	kinds := slices.Clone(sel.kinds)
+	go r.ensureWatches(context.WithoutCancel(ctx), selectors, kinds)
 	r.rememberNamespaces(client.ObjectKeyFromObject(ps.p), sel.namespaces)
 	ps.selection = sel
 	return nil

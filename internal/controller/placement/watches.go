@@ -144,9 +144,8 @@ func (r *kindReconciler) placementRequests(ctx context.Context, namespace string
 // ensureWatches watches the kinds a placement's selection depends on, metadata only: the
 // content is read from the API server when a placement is reconciled, so the cache holds no
 // Secret data.
-func (r *kindReconciler) ensureWatches(ctx context.Context, p placementv1beta1.PlacementObj, sel *selection) {
-	kinds := sel.kinds
-	for _, t := range p.PlacementSpec().ResourceSelectors {
+func (r *kindReconciler) ensureWatches(ctx context.Context, selectors []placementv1beta1.ResourceSelectorTerm, kinds []schema.GroupVersionKind) {
+	for _, t := range selectors {
 		if !r.family.Namespaced && isNamespaceKind(t.Group, t.Kind) && carriesContents(t) {
 			kinds = append(kinds, namespaceContentKinds...)
 			break
