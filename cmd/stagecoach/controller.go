@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
@@ -108,6 +109,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"publish a Cluster Inventory API ClusterProfile (multicluster.x-k8s.io/v1alpha1) for every SveltosCluster and MemberCluster; needs that CRD")
 	f.StringVar(&opts.controllers.InventoryNamespace, "cluster-inventory-namespace", inventory.DefaultNamespace,
 		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
+	f.StringVar(&opts.controllers.Namespace, "namespace", envOr("POD_NAMESPACE", controller.DefaultNamespace),
+		"the controller's own namespace, where it keeps the frozen copies of what rollouts refer to; it must exist")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }
@@ -236,4 +239,12 @@ func cachesSynced(mgr ctrl.Manager) healthz.Checker {
 		}
 		return nil
 	}
+}
+
+// envOr is the environment variable's value, or def when it is unset or empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }

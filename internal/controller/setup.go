@@ -76,10 +76,17 @@ type Options struct {
 	// InventoryNamespace holds the ClusterProfiles of MemberClusters; empty means
 	// inventory.DefaultNamespace.
 	InventoryNamespace string
+	// Namespace is the controller's own namespace: the frozen copies and every other
+	// ConfigMap or Secret it writes on the management cluster live there, so that it needs no
+	// right to write Secrets anywhere else. Empty means DefaultNamespace.
+	Namespace string
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
 }
+
+// DefaultNamespace is the namespace the chart's documentation installs into.
+const DefaultNamespace = "stagecoach-system"
 
 // Setup registers every reconciler with mgr. They share one cluster cache and one chart cache.
 func Setup(mgr ctrl.Manager, opts Options) error {
@@ -91,6 +98,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if opts.HealthInterval <= 0 {
 		opts.HealthInterval = 5 * time.Second
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
 	}
 	log := ctrl.Log.WithName("controller")
 	// Every reconciler reads Secrets through c, which holds only those read.
