@@ -37,6 +37,11 @@ import (
 // `helm install stagecoach charts/stagecoach -n stagecoach-system`.
 const ChartNamespace = "stagecoach-system"
 
+// TenantNamespaces hold the ServiceAccounts that tests use as tenants: the chart is rendered
+// with values that let the controller impersonate ServiceAccounts of these namespaces, and no
+// others. asChartServiceAccount creates them.
+var TenantNamespaces = []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d"}
+
 // ChartServiceAccount is the user the shared controller acts as; set by Main.
 var ChartServiceAccount string
 
@@ -61,9 +66,11 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 	if err != nil {
 		return nil, "", err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ChartNamespace}}
-	if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
-		return nil, "", err
+	for _, name := range append([]string{ChartNamespace}, TenantNamespaces...) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
+			return nil, "", err
+		}
 	}
 	user := ""
 	for _, obj := range objs {
