@@ -71,14 +71,25 @@ func TestDashboardAuthenticated(t *testing.T) {
 	approverToken := serviceAccountToken(t, ns, "approver", read, approve)
 
 	base := serveAuthenticated(t)
-	approved := func() bool {
+	// The approval is the one change to the promotion's spec that the test makes: its
+	// generation says whether anyone approved (the controller then consumes the approval).
+	generation := func() int64 {
 		t.Helper()
 		got := &configv1beta1.ClusterPromotion{}
 		if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), got); err != nil {
 			t.Fatal(err)
 		}
-		return ptr.Deref(got.Spec.Stages[0].Trigger.Manual.Approved, false)
+		return got.Generation
 	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterPromotion{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil || got.Status.CurrentStageName != "gate" {
+			return fmt.Errorf("the promotion has not reached its gate (%v)", err)
+		}
+		return nil
+	})
+	before := generation()
+	approved := func() bool { return generation() != before }
 
 	// Without a browser: no token, a forged one, then the reader's approval sent by hand.
 	for token, want := range map[string]int{"": http.StatusUnauthorized, "forged": http.StatusUnauthorized, readerToken: http.StatusOK} {
