@@ -48,14 +48,14 @@ import (
 func testSource(c client.Reader, s *runtime.Scheme) *Source {
 	src := &Source{reader: c, scheme: s, denied: map[schema.GroupKind]string{}, kinds: map[schema.GroupKind]kindInfo{}}
 	for gk, k := range map[string]kindInfo{
-		"ClusterPromotion.config.projectsveltos.io":             {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clusterpromotions"}, false},
-		"ClusterProfile.config.projectsveltos.io":               {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clusterprofiles"}, false},
-		"Profile.config.projectsveltos.io":                      {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "profiles"}, true},
-		"ClusterSummary.config.projectsveltos.io":               {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clustersummaries"}, true},
-		"SveltosCluster.lib.projectsveltos.io":                  {schema.GroupResource{Group: "lib.projectsveltos.io", Resource: "sveltosclusters"}, true},
+		"ClusterPromotion.config.projectsveltos.io":            {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clusterpromotions"}, false},
+		"ClusterProfile.config.projectsveltos.io":              {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clusterprofiles"}, false},
+		"Profile.config.projectsveltos.io":                     {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "profiles"}, true},
+		"ClusterSummary.config.projectsveltos.io":              {schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clustersummaries"}, true},
+		"SveltosCluster.lib.projectsveltos.io":                 {schema.GroupResource{Group: "lib.projectsveltos.io", Resource: "sveltosclusters"}, true},
 		"ClusterStagedUpdateRun.placement.kubernetes-fleet.io": {schema.GroupResource{Group: "placement.kubernetes-fleet.io", Resource: "clusterstagedupdateruns"}, false},
 		"StagedUpdateRun.placement.kubernetes-fleet.io":        {schema.GroupResource{Group: "placement.kubernetes-fleet.io", Resource: "stagedupdateruns"}, true},
-		"Event.events.k8s.io":                                   {schema.GroupResource{Group: "events.k8s.io", Resource: "events"}, true},
+		"Event.events.k8s.io":                                  {schema.GroupResource{Group: "events.k8s.io", Resource: "events"}, true},
 	} {
 		src.kinds[schema.ParseGroupKind(gk)] = k
 	}
