@@ -56,6 +56,10 @@ type controllerOptions struct {
 	dashboardActions        bool
 	dashboardActionsAs      string
 	dashboardAnonymousRead  bool
+	dashboardTLSCert        string
+	dashboardTLSKey         string
+	dashboardProxyCA        string
+	dashboardProxyNames     []string
 	leaderElect             bool
 	leaderElectionNamespace string
 	leaseDuration           time.Duration
@@ -91,6 +95,12 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	_ = f.MarkDeprecated("dashboard-actions-as", "the dashboard's actions are now performed as the signed-in viewer; use --dashboard-actions")
 	f.BoolVar(&opts.dashboardAnonymousRead, "dashboard-anonymous-read", false,
 		"serve the dashboard to requests without a token as the user system:anonymous: what that user may list, by SubjectAccessReview, and no action")
+	f.StringVar(&opts.dashboardTLSCert, "dashboard-tls-cert-file", "", "serve the dashboard over TLS with this certificate (PEM), read again when it changes")
+	f.StringVar(&opts.dashboardTLSKey, "dashboard-tls-key-file", "", "the private key of --dashboard-tls-cert-file")
+	f.StringVar(&opts.dashboardProxyCA, "dashboard-proxy-client-ca-file", "",
+		"trust the X-Remote-User, X-Remote-Group and X-Remote-Extra-* headers of requests with a TLS client certificate of this CA (an authenticating proxy's); needs --dashboard-tls-cert-file, and the right to impersonate for actions")
+	f.StringSliceVar(&opts.dashboardProxyNames, "dashboard-proxy-allowed-names", nil,
+		"the common names the authenticating proxy's client certificate may have (empty: any the CA signed)")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	f.DurationVar(&opts.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a standby replica waits, after the leader last renewed its Lease, before it takes over")
@@ -191,6 +201,17 @@ func addDashboard(mgr ctrl.Manager, cfg *rest.Config, opts controllerOptions) er
 	dopts := dashboard.Options{Log: ctrl.Log.WithName("dashboard"),
 		Auth:    &dashboard.Auth{Reviewer: reviewer, Config: cfg, AnonymousRead: opts.dashboardAnonymousRead},
 		Actions: opts.dashboardActions || opts.dashboardActionsAs != ""}
+	if opts.dashboardTLSCert != "" || opts.dashboardTLSKey != "" {
+		dopts.TLS = &dashboard.TLS{CertFile: opts.dashboardTLSCert, KeyFile: opts.dashboardTLSKey}
+	}
+	if opts.dashboardProxyCA != "" {
+		if dopts.TLS == nil {
+			return errors.New("--dashboard-proxy-client-ca-file needs --dashboard-tls-cert-file and --dashboard-tls-key-file: the proxy's client certificate is seen only over TLS")
+		}
+		if dopts.Auth.Proxy, err = dashboard.LoadProxy(opts.dashboardProxyCA, opts.dashboardProxyNames); err != nil {
+			return err
+		}
+	}
 	return mgr.Add(dashboard.Runnable(mgr, opts.dashboardAddr, dopts))
 }
 

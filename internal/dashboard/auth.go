@@ -48,6 +48,8 @@ type Auth struct {
 	// AnonymousRead serves a request without credentials as system:anonymous: what that user may
 	// list, by SubjectAccessReview, and never an action.
 	AnonymousRead bool
+	// Proxy, when set, also serves the users an authenticating proxy vouches for.
+	Proxy *Proxy
 }
 
 // Viewer is whom a request comes from, as the API server's TokenReview says.
@@ -59,13 +61,15 @@ type Viewer struct {
 	// token is the viewer's bearer token, which the actions are performed with. It is never
 	// logged or shown.
 	token string
+	// proxied says an authenticating proxy vouches for the viewer; anon, that no one does.
+	proxied, anon bool
 	// key names the viewer's identity in the cache of its permissions.
 	key string
 }
 
 const anonymousUser = "system:anonymous"
 
-func (v *Viewer) anonymous() bool { return v.token == "" }
+func (v *Viewer) anonymous() bool { return v.anon }
 
 // tokenCookie keeps the token a viewer signed in with, for the pages and their streams: a
 // browser cannot add a header to a link or an EventSource.
@@ -101,10 +105,17 @@ func newAuthenticator(a Auth) *authenticator {
 
 // authenticate says who r comes from.
 func (a *authenticator) authenticate(r *http.Request) (*Viewer, error) {
+	if a.Proxy != nil {
+		if v, err := a.Proxy.proxied(r); v != nil || err != nil {
+			return v, err
+		}
+	}
 	token := bearer(r)
 	if token == "" {
 		if a.AnonymousRead {
-			return newViewer(anonymousUser, "", []string{"system:unauthenticated"}, nil, ""), nil
+			v := newViewer(anonymousUser, "", []string{"system:unauthenticated"}, nil, "")
+			v.anon = true
+			return v, nil
 		}
 		return nil, errNoCredentials
 	}
@@ -168,14 +179,19 @@ func newViewer(name, uid string, groups []string, extra map[string][]string, tok
 }
 
 // actAs is a client that acts as v, with v's own token: the API server's RBAC decides what it
-// may do, and the dashboard needs no right to impersonate anyone.
+// may do, and the dashboard needs no right to impersonate anyone. A viewer a proxy vouches for
+// has no token of its own: it is impersonated.
 func (a *authenticator) actAs(v *Viewer) (client.Client, error) {
-	if v.anonymous() {
+	opts := client.Options{Scheme: a.Reviewer.Scheme(), Mapper: a.Reviewer.RESTMapper()}
+	switch {
+	case v.anonymous():
 		return nil, &authError{"sign in to act: " + errNoCredentials.msg}
+	case v.proxied:
+		return impersonate(a.Config, v, opts)
 	}
 	cfg := rest.AnonymousClientConfig(a.Config)
 	cfg.BearerToken = v.token
-	return client.New(cfg, client.Options{Scheme: a.Reviewer.Scheme(), Mapper: a.Reviewer.RESTMapper()})
+	return client.New(cfg, opts)
 }
 
 type viewerKey struct{}

@@ -31,6 +31,7 @@ import (
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -74,7 +75,9 @@ type fakeReviewer struct {
 }
 
 func (f *fakeReviewer) client(objs ...client.Object) client.WithWatch {
-	return fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(configv1beta1.GroupVersion.WithKind("ClusterPromotion"), meta.RESTScopeRoot)
+	return fake.NewClientBuilder().WithScheme(scheme.New()).WithRESTMapper(mapper).WithObjects(objs...).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			switch o := obj.(type) {
 			case *authenticationv1.TokenReview:

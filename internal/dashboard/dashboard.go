@@ -43,6 +43,8 @@ type Options struct {
 	Auth *Auth
 	// Actions, with Auth, offers the actions, performed as the viewer.
 	Actions bool
+	// TLS, when set, serves the dashboard over TLS; trusting a proxy needs it.
+	TLS *TLS
 	// TileLimit is how many clusters a stage shows as tiles. A larger stage shows how many
 	// clusters are in each state and, as tiles, only those that need attention first.
 	TileLimit int
@@ -166,6 +168,17 @@ func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, l
 		return fmt.Errorf("dashboard: refusing to serve at %s without authentication: anyone who reaches it would read, and act, "+
 			"as the dashboard's identity; serve it on a loopback address such as 127.0.0.1, or authenticate its viewers", ln.Addr())
 	}
+	scheme := "http"
+	if s, ok := handler.(*Server); ok {
+		secure, err := s.tlsListener(ctx, ln)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		if secure != ln {
+			ln, scheme = secure, "https"
+		}
+	}
 	if loopback {
 		handler = loopbackOnly(handler)
 	}
@@ -175,7 +188,7 @@ func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, l
 		// No write timeout: the live streams stay open as long as their pages.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("dashboard serving", "address", "http://"+ln.Addr().String())
+	log.Info("dashboard serving", "address", scheme+"://"+ln.Addr().String())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

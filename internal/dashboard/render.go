@@ -145,7 +145,7 @@ func (s *Server) complete(ctx context.Context, d *pageData) error {
 	d.Denied = denied
 	d.Actions = s.actsFor(ctx)
 	if v := viewerOf(ctx); v != nil {
-		d.Viewer, d.SignOut = v.Name, !v.anonymous()
+		d.Viewer, d.SignOut = v.Name, v.token != ""
 	}
 	return nil
 }
