@@ -27,8 +27,9 @@ import (
 )
 
 // TestDashboardValues: with the dashboard on, a NetworkPolicy guards its port unless the values
-// turn it off; its ClusterRole reviews tokens and access and impersonates no one; the removed
-// actions.as fails with words that say what replaced it.
+// turn it off; its ClusterRole reviews tokens and access and impersonates no one; only a trusted
+// proxy adds a role of its own to impersonate; the removed actions.as fails with words that say
+// what replaced it.
 func TestDashboardValues(t *testing.T) {
 	t.Parallel()
 	renderWith := func(values map[string]any) (string, error) {
@@ -77,6 +78,22 @@ func TestDashboardValues(t *testing.T) {
 	}
 	if out, err := renderWith(nil); err != nil || strings.Contains(out, "kind: NetworkPolicy") {
 		t.Errorf("without the dashboard, a NetworkPolicy is rendered by default (%v)", err)
+	}
+	proxy := map[string]any{"dashboard": map[string]any{"enabled": true, "tls": map[string]any{"secretName": "dash-tls"},
+		"proxy": map[string]any{"clientCAConfigMap": "front-proxy-ca", "allowedNames": []any{"front-proxy"}, "extraKeys": []any{"scopes"}}}}
+	out, err = renderWith(proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--dashboard-proxy-client-ca-file=/etc/stagecoach/dashboard-proxy/ca.crt", "--dashboard-proxy-allowed-names=front-proxy",
+		"--dashboard-tls-cert-file=/etc/stagecoach/dashboard-tls/tls.crt", "name: stagecoach-dashboard-proxy", "- userextras/scopes", "secretName: dash-tls"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("with a trusted proxy, the chart lacks %q", want)
+		}
+	}
+	noTLS := map[string]any{"dashboard": map[string]any{"enabled": true, "proxy": map[string]any{"clientCAConfigMap": "front-proxy-ca"}}}
+	if _, err := renderWith(noTLS); err == nil || !strings.Contains(err.Error(), "needs dashboard.tls.secretName") {
+		t.Errorf("a proxy without TLS: %v, want a failure that asks for dashboard.tls.secretName", err)
 	}
 	old := map[string]any{"dashboard": map[string]any{"enabled": true, "actions": map[string]any{"as": "system:serviceaccount:p:a"}}}
 	if _, err := renderWith(old); err == nil || !strings.Contains(err.Error(), "dashboard.actions.enabled: true") {
