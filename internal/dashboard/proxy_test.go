@@ -18,20 +18,11 @@ package dashboard
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -39,65 +30,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testcert"
 )
-
-// authority is a test certificate authority.
-type authority struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-}
-
-func newAuthority(t *testing.T) *authority {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &authority{cert: cert, key: key, pool: pool}
-}
-
-// issue makes a certificate for cn, for a client or (with ips) a server.
-func (a *authority) issue(t *testing.T, cn string, ips ...net.IP) tls.Certificate {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	usage := x509.ExtKeyUsageClientAuth
-	if len(ips) > 0 {
-		usage = x509.ExtKeyUsageServerAuth
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn}, IPAddresses: ips,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{usage},
-		KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// writePEM writes c's certificate and key to files, and returns their paths.
-func writePEM(t *testing.T, c tls.Certificate) (string, string) {
-	t.Helper()
-	dir := t.TempDir()
-	keyDER, err := x509.MarshalECPrivateKey(c.PrivateKey.(*ecdsa.PrivateKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile
-}
 
 // TestProxy: behind a trusted authenticating proxy, a request with the proxy's client certificate
 // is served as the user its headers name, and that user's actions are performed by
@@ -105,7 +40,7 @@ func writePEM(t *testing.T, c tls.Certificate) (string, string) {
 // certificate, or with a certificate of another name, are a 401.
 func TestProxy(t *testing.T) {
 	t.Parallel()
-	ca := newAuthority(t)
+	ca := testcert.NewAuthority(t)
 	// The API server the actions go to: it records whom they impersonate, and refuses them.
 	var mu sync.Mutex
 	var impersonated http.Header
@@ -122,9 +57,9 @@ func TestProxy(t *testing.T) {
 
 	f := &fakeReviewer{rules: []rule{{"alice", "list", "clusterpromotions", ""}, {"alice", "get", "clusterpromotions", ""}, {"alice", "get", "clusterprofiles", ""}}}
 	c := f.client(promotion())
-	certFile, keyFile := writePEM(t, ca.issue(t, "dashboard", net.ParseIP("127.0.0.1")))
+	certFile, keyFile := testcert.WriteFiles(t, ca.Server(t, net.ParseIP("127.0.0.1")))
 	srv, err := New(testSource(c, c.Scheme()), Options{Log: logr.Discard(), Actions: true, TLS: &TLS{CertFile: certFile, KeyFile: keyFile},
-		Auth: &Auth{Reviewer: c, Config: &rest.Config{Host: api.URL}, Proxy: &Proxy{ClientCAs: ca.pool, AllowedNames: []string{"front-proxy"}}}})
+		Auth: &Auth{Reviewer: c, Config: &rest.Config{Host: api.URL}, Proxy: &Proxy{ClientCAs: ca.Pool, AllowedNames: []string{"front-proxy"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +75,7 @@ func TestProxy(t *testing.T) {
 
 	send := func(method, path string, cert *tls.Certificate) (int, string) {
 		t.Helper()
-		cfg := &tls.Config{RootCAs: ca.pool, MinVersion: tls.VersionTLS12}
+		cfg := &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}
 		if cert != nil {
 			cfg.Certificates = []tls.Certificate{*cert}
 		}
@@ -166,7 +101,7 @@ func TestProxy(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	proxy, other := ca.issue(t, "front-proxy"), ca.issue(t, "someone-else")
+	proxy, other := ca.Client(t, "front-proxy"), ca.Client(t, "someone-else")
 	if code, body := send(http.MethodGet, "/", &proxy); code != http.StatusOK || !strings.Contains(body, `Signed in as <strong id="viewer">alice</strong>`) || strings.Contains(body, `id="signout"`) {
 		t.Errorf("through the proxy: %d\n%s", code, body)
 	}
