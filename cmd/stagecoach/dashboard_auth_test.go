@@ -20,11 +20,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,61 +37,39 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chartrender"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testcert"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
-// TestDashboardAuthenticated serves the dashboard as the controller does, authenticating its
-// viewers against the sandbox's real API server, and drives it in headless Chromium: without a
+// TestDashboardAuthenticated serves the dashboard as the controller does, with the rights the
+// chart gives it, authenticating its viewers against the sandbox's real API server, and drives it in headless Chromium: without a
 // token every page is a 401 that asks for one; a ServiceAccount that may only read promotions
 // signs in, sees the promotion, and its approval is a 403 with the API server's words while the
 // promotion stays as it was; a ServiceAccount that may approve signs in and approves.
 func TestDashboardAuthenticated(t *testing.T) {
 	t.Parallel()
 	browser := chromium(t)
-	c := testenv.Client(t)
 	const ns = "dash-auth"
-	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "dash-auth"}}
-	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "dash-auth"}}
-	gate := configv1beta1.Stage{Name: "gate", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
-	gate.ClusterSelector.MatchLabels = map[string]string{"env": "none"}
-	p.Spec.Stages = []configv1beta1.Stage{gate}
-	if err := c.Create(t.Context(), p); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { deletePromotion(t, c, p) })
+	approved := gatePromotion(t, "dash-auth")
 	read := rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group, libv1beta1.GroupVersion.Group},
 		Resources: []string{"clusterpromotions", "clusterprofiles", "clustersummaries", "sveltosclusters"}, Verbs: []string{"get", "list", "watch"}}
 	approve := rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group}, Resources: []string{"clusterpromotions"}, Verbs: []string{"patch"}}
 	readerToken := serviceAccountToken(t, ns, "reader", read)
 	approverToken := serviceAccountToken(t, ns, "approver", read, approve)
-
-	base := serveAuthenticated(t)
-	// The approval is the one change to the promotion's spec that the test makes: its
-	// generation says whether anyone approved (the controller then consumes the approval).
-	generation := func() int64 {
-		t.Helper()
-		got := &configv1beta1.ClusterPromotion{}
-		if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), got); err != nil {
-			t.Fatal(err)
-		}
-		return got.Generation
-	}
-	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		got := &configv1beta1.ClusterPromotion{}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil || got.Status.CurrentStageName != "gate" {
-			return fmt.Errorf("the promotion has not reached its gate (%v)", err)
-		}
-		return nil
-	})
-	before := generation()
-	approved := func() bool { return generation() != before }
+	server := dashboardIdentity(t, ns, false)
+	base := serveAuthenticated(t, server, dashboard.Options{Actions: true,
+		Auth: &dashboard.Auth{Reviewer: clientFor(t, server), Config: server}})
 
 	// Without a browser: no token, a forged one, then the reader's approval sent by hand.
 	for token, want := range map[string]int{"": http.StatusUnauthorized, "forged": http.StatusUnauthorized, readerToken: http.StatusOK} {
@@ -143,6 +123,138 @@ func TestDashboardAuthenticated(t *testing.T) {
 	}
 }
 
+// TestDashboardBehindProxy serves the dashboard over TLS behind a trusted authenticating proxy,
+// with the rights the chart gives it then: requests with the proxy's client certificate are the
+// users its headers name, and their actions impersonate them, so the real API server's RBAC
+// refuses the read-only ServiceAccount's approval (403, nothing changes) and lets the approver's
+// through; the same headers without the certificate are a 401.
+func TestDashboardBehindProxy(t *testing.T) {
+	t.Parallel()
+	const ns = "dash-proxy"
+	approved := gatePromotion(t, "dash-proxy")
+	read := rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group, libv1beta1.GroupVersion.Group},
+		Resources: []string{"clusterpromotions", "clusterprofiles", "clustersummaries", "sveltosclusters"}, Verbs: []string{"get", "list", "watch"}}
+	approve := rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group}, Resources: []string{"clusterpromotions"}, Verbs: []string{"patch"}}
+	serviceAccountToken(t, ns, "reader", read)
+	serviceAccountToken(t, ns, "approver", read, approve)
+	server := dashboardIdentity(t, ns, true)
+	ca := testcert.NewAuthority(t)
+	certFile, keyFile := testcert.WriteFiles(t, ca.Server(t, net.ParseIP("127.0.0.1")))
+	base := serveAuthenticated(t, server, dashboard.Options{Actions: true, TLS: &dashboard.TLS{CertFile: certFile, KeyFile: keyFile},
+		Auth: &dashboard.Auth{Reviewer: clientFor(t, server), Config: server,
+			Proxy: &dashboard.Proxy{ClientCAs: ca.Pool, AllowedNames: []string{"front-proxy"}}}})
+	base = strings.Replace(base, "http://", "https://", 1)
+	proxy := ca.Client(t, "front-proxy")
+	send := func(method, path, user string, cert *tls.Certificate, form url.Values) (int, string) {
+		t.Helper()
+		cfg := &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}
+		if cert != nil {
+			cfg.Certificates = []tls.Certificate{*cert}
+		}
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		req, _ := http.NewRequestWithContext(t.Context(), method, base+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Remote-User", "system:serviceaccount:"+ns+":"+user)
+		for _, g := range []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"} {
+			req.Header.Add("X-Remote-Group", g)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := send(http.MethodGet, "/promotions/dash-proxy", "approver", nil, nil); code != http.StatusUnauthorized {
+		t.Errorf("X-Remote-User without the proxy's certificate: %d, want 401\n%s", code, body)
+	}
+	if code, body := send(http.MethodGet, "/promotions/dash-proxy", "reader", &proxy, nil); code != http.StatusOK ||
+		!strings.Contains(body, "system:serviceaccount:dash-proxy:reader") || !strings.Contains(body, `id="approve-gate"`) {
+		t.Errorf("the reader through the proxy: %d\n%s", code, body)
+	}
+	code, body := send(http.MethodPost, "/promotions/dash-proxy/approve", "reader", &proxy, url.Values{"stage": {"gate"}})
+	if want := `User &#34;system:serviceaccount:dash-proxy:reader&#34; cannot patch resource &#34;clusterpromotions&#34;`; code != http.StatusForbidden || !strings.Contains(body, want) || approved() {
+		t.Errorf("the reader's approval through the proxy: %d, approved %t, want 403 with %q\n%s", code, approved(), want, body)
+	}
+	if code, body := send(http.MethodPost, "/promotions/dash-proxy/approve", "approver", &proxy, url.Values{"stage": {"gate"}}); code != http.StatusSeeOther || !approved() {
+		t.Errorf("the approver's approval through the proxy: %d, approved %t\n%s", code, approved(), body)
+	}
+}
+
+// gatePromotion creates a promotion whose one stage waits for a manual approval, and waits for it
+// to get there. The function it returns says whether the promotion's spec changed since, which
+// only an approval does here (the controller consumes an approval, so the field itself does not
+// stay true).
+func gatePromotion(t *testing.T, name string) func() bool {
+	t.Helper()
+	c := testenv.Client(t)
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: name}}
+	gate := configv1beta1.Stage{Name: "gate", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{}}}
+	gate.ClusterSelector.MatchLabels = map[string]string{"env": "none"}
+	p.Spec.Stages = []configv1beta1.Stage{gate}
+	if err := c.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deletePromotion(t, c, p) })
+	var before int64
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := &configv1beta1.ClusterPromotion{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), got); err != nil || got.Status.CurrentStageName != "gate" {
+			return fmt.Errorf("the promotion has not reached its gate (%v)", err)
+		}
+		before = got.Generation
+		return nil
+	})
+	return func() bool {
+		t.Helper()
+		got := &configv1beta1.ClusterPromotion{}
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Generation != before
+	}
+}
+
+// dashboardIdentity is a ServiceAccount of ns with the rules the chart gives the controller when
+// it serves the dashboard (with a trusted proxy or not): its main role's and the dashboard's. It
+// returns a configuration that authenticates with the ServiceAccount's own token, so that
+// impersonation, too, is done with exactly these rights.
+func dashboardIdentity(t *testing.T, ns string, proxy bool) *rest.Config {
+	t.Helper()
+	values := map[string]any{"dashboard": map[string]any{"enabled": true}}
+	if proxy {
+		values = map[string]any{"dashboard": map[string]any{"enabled": true, "tls": map[string]any{"secretName": "tls"},
+			"proxy": map[string]any{"clientCAConfigMap": "ca"}}}
+	}
+	out, err := chartrender.Render(t.Context(), "../../charts/stagecoach",
+		chartrender.Options{Release: "stagecoach", Namespace: testenv.ChartNamespace, Values: values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []rbacv1.PolicyRule
+	for _, doc := range strings.Split(out, "\n---\n") {
+		var r rbacv1.ClusterRole
+		if yaml.Unmarshal([]byte(doc), &r) == nil && r.Kind == "ClusterRole" && slices.Contains([]string{"stagecoach", "stagecoach-dashboard", "stagecoach-dashboard-proxy"}, r.Name) {
+			rules = append(rules, r.Rules...)
+		}
+	}
+	cfg := rest.AnonymousClientConfig(testenv.Fleet.Management.Config)
+	cfg.BearerToken = serviceAccountToken(t, ns, "dashboard", rules...)
+	return cfg
+}
+
+func clientFor(t *testing.T, cfg *rest.Config) client.Client {
+	t.Helper()
+	c, err := client.New(cfg, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // serviceAccountToken creates the ServiceAccount ns/name, bound to the rules, and returns a
 // token for it from the TokenRequest API, as kubectl create token does.
 func serviceAccountToken(t *testing.T, ns, name string, rules ...rbacv1.PolicyRule) string {
@@ -171,14 +283,13 @@ func serviceAccountToken(t *testing.T, ns, name string, rules ...rbacv1.PolicyRu
 	return tr.Status.Token
 }
 
-// serveAuthenticated serves the dashboard as the controller serves it: reading with an identity
-// of its own, serving only viewers who bring a token, each what it may see, acting as them.
-func serveAuthenticated(t *testing.T) string {
+// serveAuthenticated serves the dashboard as the controller serves it, reading with the identity
+// of cfg, with opts.
+func serveAuthenticated(t *testing.T, cfg *rest.Config, opts dashboard.Options) string {
 	t.Helper()
-	cfg := testenv.Fleet.Management.Config
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := dashboard.Standalone(ctx, cfg, dashboard.Options{Log: ctrl.Log.WithName("dashboard"), Actions: true,
-		Auth: &dashboard.Auth{Reviewer: testenv.Client(t), Config: cfg}})
+	opts.Log = ctrl.Log.WithName("dashboard")
+	srv, err := dashboard.Standalone(ctx, cfg, opts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -190,7 +301,7 @@ func serveAuthenticated(t *testing.T) string {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := dashboard.ServeListener(ctx, ln, srv, ctrl.Log.WithName("dashboard")); err != nil && ctx.Err() == nil {
+		if err := dashboard.ServeListener(ctx, ln, srv, opts.Log); err != nil && ctx.Err() == nil {
 			t.Errorf("dashboard: %v", err)
 		}
 	})
