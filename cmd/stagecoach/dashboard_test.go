@@ -344,8 +344,16 @@ func TestDashboardAsViewer(t *testing.T) {
 }
 
 // TestDashboardCommand runs stagecoach dashboard as a user would: it says where it serves, the
-// page answers there, and it stops when told to.
+// page answers there, and it stops when told to. Asked to serve at an address other machines
+// reach without --authenticate, it refuses.
 func TestDashboardCommand(t *testing.T) {
+	refused := newRootCommand()
+	refused.SetArgs([]string{"dashboard", "--kubeconfig", testenv.Fleet.Management.Kubeconfig, "--listen", "0.0.0.0:0"})
+	refused.SetOut(io.Discard)
+	refused.SetErr(io.Discard)
+	if err := refused.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), "without --authenticate") {
+		t.Errorf("serving at 0.0.0.0 without --authenticate: %v, want a refusal", err)
+	}
 	out := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
