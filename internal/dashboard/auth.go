@@ -274,22 +274,18 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := s.auth.review(r.Context(), token); err != nil {
-		s.unauthorizedSignIn(w, r, next, err)
+		var ae *authError
+		if !errors.As(err, &ae) {
+			s.fail(w, r, err)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="stagecoach-dashboard"`)
+		s.signInPage(w, http.StatusUnauthorized, next, ae.msg)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: token, Path: "/", HttpOnly: true, Secure: r.TLS != nil,
 		SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, next, http.StatusSeeOther)
-}
-
-func (s *Server) unauthorizedSignIn(w http.ResponseWriter, r *http.Request, next string, err error) {
-	var ae *authError
-	if !errors.As(err, &ae) {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="stagecoach-dashboard"`)
-	s.signInPage(w, http.StatusUnauthorized, next, ae.msg)
 }
 
 // signOut forgets the token.
