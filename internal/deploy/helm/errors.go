@@ -61,7 +61,7 @@ func IsPermanent(err error) bool {
 	if errors.As(err, &p) {
 		return true
 	}
-	for _, sentinel := range []error{ErrChartNotFound, ErrVersionNotFound, ErrInvalidValues, ErrBadChart, ErrInvalidSpec} {
+	for _, sentinel := range []error{ErrChartNotFound, ErrVersionNotFound, ErrInvalidValues, ErrBadChart, ErrInvalidSpec, ErrSourceRefused} {
 		if errors.Is(err, sentinel) {
 			return true
 		}
