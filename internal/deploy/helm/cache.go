@@ -52,12 +52,12 @@ type CacheOptions struct {
 // Concurrent requests for the same archive or index wait for a single fetch. A chart asked for
 // by exact version and already on disk costs no network at all.
 type Cache struct {
-	dir   string
+	dir     string
 	ttl     time.Duration
 	sources Sources
 	log     logr.Logger
-	group singleflight.Group
-	now   func() time.Time
+	group   singleflight.Group
+	now     func() time.Time
 
 	mu      sync.Mutex
 	indexes map[string]cachedIndex // by repository URL
