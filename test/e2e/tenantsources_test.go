@@ -24,7 +24,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -83,5 +85,97 @@ func TestTenantChartFromLinkLocalRefused(t *testing.T) {
 	secrets, err := qa.CoreV1().Secrets(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "owner=helm"})
 	if err != nil || len(secrets.Items) > 0 {
 		t.Errorf("helm release records on qa: %d (%v), want none", len(secrets.Items), err)
+	}
+}
+
+// TestHealthCheckSecretsRedactedForTenants: a health check's script reads two Secrets of a
+// managed cluster and puts their values in its message, which lands in status. A tenant's
+// profile sees the one its ServiceAccount may get there (a RoleBinding on that cluster) and
+// only the keys of the other; a platform admin's profile sees both.
+func TestHealthCheckSecretsRedactedForTenants(t *testing.T) {
+	t.Parallel()
+	const secretsNS = "e2e-health-secrets"
+	staging := managed(t, "staging")
+	ctx := t.Context()
+	tenantNS := testenv.TenantNamespaces[1]
+	const tenantSA = "e2e-health-secrets"
+	objs := []func() error{
+		func() error {
+			_, err := staging.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretsNS}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := staging.CoreV1().Secrets(secretsNS).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "readable"},
+				Data: map[string][]byte{"k": []byte("open-value")}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := staging.CoreV1().Secrets(secretsNS).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hidden"},
+				Data: map[string][]byte{"k": []byte("s3cr3t")}}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := staging.RbacV1().Roles(secretsNS).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "read-one"},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"readable"}, Verbs: []string{"get"}}},
+			}, metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			_, err := staging.RbacV1().RoleBindings(secretsNS).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "read-one"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "read-one"},
+				Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: tenantNS, Name: tenantSA}},
+			}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	for _, create := range objs {
+		if err := create(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = staging.CoreV1().Namespaces().Delete(context.Background(), secretsNS, metav1.DeleteOptions{}) })
+
+	// base64 of open-value and of s3cr3t, as a Secret's data reads.
+	const openValue, hiddenValue = "b3Blbi12YWx1ZQ==", "czNjcjN0"
+	check := func(ns string) libv1beta1.ValidateHealth {
+		return libv1beta1.ValidateHealth{Name: "reads-secrets", FeatureID: libv1beta1.FeatureHelm, Group: "apps", Version: "v1",
+			Kind: "Deployment", Namespace: ns, Script: `function evaluate()
+  local a = getResource("v1", "Secret", "` + secretsNS + `", "readable")
+  local b = getResource("v1", "Secret", "` + secretsNS + `", "hidden")
+  return {healthy = false, message = "readable=" .. a.data.k .. " hidden=" .. b.data.k}
+end`}
+	}
+	tenant := tenantProfile("e2e-health-secrets-tenant", tenantNS, map[string]string{"env": "staging"})
+	tenant.Labels[configv1beta1.ServiceAccountNameLabel] = tenantSA
+	tenant.Spec.HelmCharts = []configv1beta1.HelmChart{webapp(t, "web", "e2e-hsecrets-tenant", "1.0.0")}
+	tenant.Spec.ValidateHealths = []libv1beta1.ValidateHealth{check("e2e-hsecrets-tenant")}
+	admin := sveltosProfile("e2e-health-secrets-admin", map[string]string{"env": "staging"})
+	admin.Spec.HelmCharts = []configv1beta1.HelmChart{webapp(t, "web", "e2e-hsecrets-admin", "1.0.0")}
+	admin.Spec.ValidateHealths = []libv1beta1.ValidateHealth{check("e2e-hsecrets-admin")}
+	createProfile(t, tenant)
+	createProfile(t, admin)
+
+	for _, tc := range []struct {
+		profile string
+		want    string
+		leak    string
+	}{
+		{tenant.Name, "readable=" + openValue + " hidden=(redacted)", hiddenValue},
+		{admin.Name, "readable=" + openValue + " hidden=" + hiddenValue, ""},
+	} {
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			cs, err := summary(ctx, t, tc.profile, "staging")
+			if err != nil {
+				return err
+			}
+			msg := failureMessage(cs, libv1beta1.FeatureHelm)
+			if tc.leak != "" && strings.Contains(msg, tc.leak) {
+				t.Fatalf("%s: the status carries a Secret's value: %s", tc.profile, msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				return fmt.Errorf("%s: failure message %q, want %q", tc.profile, msg, tc.want)
+			}
+			return nil
+		})
 	}
 }

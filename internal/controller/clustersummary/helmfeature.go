@@ -42,6 +42,9 @@ func (d *deployment) helm(ctx context.Context) {
 	}
 	f := feature(st, libv1beta1.FeatureHelm)
 	inputs, err := render.Charts(ctx, d.r.client, d.cs)
+	for _, in := range inputs {
+		d.secretValues = d.secretValues.Join(in.Secrets)
+	}
 	values := make([]map[string]any, 0, len(inputs))
 	charts := make([]configv1beta1.HelmChart, 0, len(inputs))
 	for _, in := range inputs {

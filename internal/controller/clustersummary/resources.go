@@ -43,6 +43,8 @@ type deployment struct {
 	previous []configv1beta1.HelmChartSummary
 	// released are the releases this pass installed, upgraded or found up to date.
 	released []helm.Release
+	// secretValues are the values the features took from Secrets, cut from dry-run reports.
+	secretValues render.SecretValues
 
 	// The profile's patches, read once per pass (see patches).
 	patchList   []kustomize.Patch
