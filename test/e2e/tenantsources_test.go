@@ -29,6 +29,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -178,4 +179,41 @@ end`}
 			return nil
 		})
 	}
+}
+
+// TestDryRunReportCutsValuesFromSecrets: a DryRun profile's chart takes a value from a
+// Secret, and the chart puts it into a ConfigMap. The dry-run report (a ConfigMap anyone who
+// reads the cluster's namespace may read) names the Secret instead of the value.
+func TestDryRunReportCutsValuesFromSecrets(t *testing.T) {
+	t.Parallel()
+	const value = "s3cret-message-value"
+	c := testenv.Client(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "e2e-dryrun-secret-values", Namespace: "default"},
+		Data: map[string][]byte{"values.yaml": []byte("message: " + value + "\n")}}
+	if err := c.Create(t.Context(), secret); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), secret) })
+	p := sveltosProfile("e2e-dryrun-secret-values", map[string]string{"env": "prod"})
+	p.Spec.SyncMode = configv1beta1.SyncModeDryRun
+	hc := webapp(t, "web", "e2e-dryrun-secret-values", "1.0.0")
+	hc.ValuesFrom = []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "default", Name: secret.Name}}
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{hc}
+	createProfile(t, p)
+
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		report := &corev1.ConfigMap{}
+		key := client.ObjectKey{Namespace: "prod", Name: configv1beta1.DryRunReportName(p.Name + "-sveltos-prod")}
+		if err := c.Get(ctx, key, report); err != nil {
+			return err
+		}
+		helmReport := report.Data["helm"]
+		if strings.Contains(helmReport, value) {
+			t.Fatalf("the dry-run report carries the Secret's value:\n%s", helmReport)
+		}
+		if !strings.Contains(helmReport, "(redacted: from Secret default/"+secret.Name+")") {
+			return fmt.Errorf("report %q does not name the Secret in place of its value", helmReport)
+		}
+		return nil
+	})
 }
