@@ -110,6 +110,28 @@ func (v SecretValues) Redact(text string) string {
 	return strings.NewReplacer(pairs...).Replace(text)
 }
 
+// Hide returns err with the values from Secrets cut from its message; errors.Is and
+// errors.As still see err. A Helm template calling fail, an API server refusing a value, quote
+// the values they fail on.
+func (v SecretValues) Hide(err error) error {
+	if err == nil || len(v) == 0 {
+		return err
+	}
+	msg := v.Redact(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &hidden{msg: msg, err: err}
+}
+
+type hidden struct {
+	msg string
+	err error
+}
+
+func (h *hidden) Error() string { return h.msg }
+func (h *hidden) Unwrap() error { return h.err }
+
 var yamlLine = regexp.MustCompile(`line \d+`)
 
 // contentError is err about src's content, fit for status and events: the errors of YAML and

@@ -66,3 +66,20 @@ func TestSecretContentErrorsNotQuoted(t *testing.T) {
 		t.Errorf("a ConfigMap's error lost its detail: %s", msg)
 	}
 }
+
+// TestSecretValuesHide: an error quoting a value from a Secret (a chart's template calling
+// fail with it) loses the value and keeps what it is.
+func TestSecretValuesHide(t *testing.T) {
+	v := SecretValues{}.With(Source{Kind: "Secret", Namespace: "apps", Name: "db", Data: map[string][]byte{"v": []byte("password: hunter22")}})
+	base := permanent(errors.New("chart web: the templates fail with them: error calling fail: bad password hunter22"))
+	err := v.Hide(base)
+	if strings.Contains(err.Error(), "hunter22") || !strings.Contains(err.Error(), "(redacted: from Secret apps/db)") {
+		t.Errorf("got %q", err)
+	}
+	if !IsPermanent(err) || !errors.Is(err, base) {
+		t.Error("the hidden error is no longer what it was")
+	}
+	if plain := errors.New("no values here"); v.Hide(plain) != plain || v.Hide(nil) != nil {
+		t.Error("an error without values changed")
+	}
+}

@@ -121,6 +121,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 		start := time.Now()
 		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
 			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore))
+		err = d.secretValues.Hide(err)
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {

@@ -224,6 +224,7 @@ func (d *deployment) withdraw(ctx context.Context) error {
 
 // fail records a failed attempt and tells whoever watches the summary.
 func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
+	err = d.secretValues.Hide(err)
 	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
 	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
 }
