@@ -134,7 +134,9 @@ func TestHealthCheckSecretsRedactedForTenants(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { _ = staging.CoreV1().Namespaces().Delete(context.Background(), secretsNS, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = staging.CoreV1().Namespaces().Delete(context.Background(), secretsNS, metav1.DeleteOptions{})
+	})
 
 	// base64 of open-value and of s3cr3t, as a Secret's data reads.
 	const openValue, hiddenValue = "b3Blbi12YWx1ZQ==", "czNjcjN0"

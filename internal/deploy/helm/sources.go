@@ -18,7 +18,6 @@ package helm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,10 +28,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// ErrSourceRefused: the chart's repository or registry is a host, or resolves to an address,
-// that the controller's source policy refuses for the profile's owner.
-var ErrSourceRefused = errors.New("chart source refused")
 
 // Network is a named address range a SourcePolicy refuses.
 type Network struct {
