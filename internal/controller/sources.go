@@ -84,14 +84,14 @@ func sourcePolicies(ctx context.Context, r client.Reader, s ChartSources, log lo
 	if err != nil {
 		return helm.Sources{}, fmt.Errorf("%s: %w", FlagTenantRefusedChartNetworks, err)
 	}
-	out := helm.Sources{Tenant: &helm.SourcePolicy{Hosts: s.TenantHosts, Refused: tenant,
+	out := helm.Sources{Tenant: &helm.SourcePolicy{Hosts: s.TenantHosts, Refused: tenant, Whose: "tenants'",
 		HostsFlag: FlagTenantChartHosts, NetworksFlag: FlagTenantRefusedChartNetworks}}
 	if len(s.AdminHosts) > 0 || len(s.AdminRefusedNetworks) > 0 {
 		admin, err := helm.ParseNetworks(s.AdminRefusedNetworks, service)
 		if err != nil {
 			return helm.Sources{}, fmt.Errorf("%s: %w", FlagAdminRefusedChartNetworks, err)
 		}
-		out.Admin = &helm.SourcePolicy{Hosts: s.AdminHosts, Refused: admin,
+		out.Admin = &helm.SourcePolicy{Hosts: s.AdminHosts, Refused: admin, Whose: "platform admins'",
 			HostsFlag: FlagAdminChartHosts, NetworksFlag: FlagAdminRefusedChartNetworks}
 	}
 	return out, nil

@@ -219,3 +219,28 @@ func TestDryRunReportCutsValuesFromSecrets(t *testing.T) {
 		return nil
 	})
 }
+
+// TestTenantChartFromServiceNetworkRefused: a tenant names a chart repository at the
+// management cluster's kubernetes Service. The controller found the service network at start
+// (the ServiceCIDR objects) and refuses it.
+func TestTenantChartFromServiceNetworkRefused(t *testing.T) {
+	t.Parallel()
+	var svc corev1.Service
+	if err := testenv.Client(t).Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "kubernetes"}, &svc); err != nil {
+		t.Fatal(err)
+	}
+	p := tenantProfile("e2e-sources-service", testenv.TenantNamespaces[2], map[string]string{"env": "dev"})
+	hc := webapp(t, "web", "e2e-sources-service", "1.0.0")
+	hc.RepositoryURL = "https://" + svc.Spec.ClusterIP + "/charts"
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{hc}
+	createProfile(t, p)
+
+	cs := expectFeature(t, p.Name, "dev", libv1beta1.FeatureHelm, libv1beta1.FeatureStatusFailedNonRetriable)
+	msg := failureMessage(cs, libv1beta1.FeatureHelm)
+	t.Log(msg)
+	for _, want := range []string{svc.Spec.ClusterIP, "service-network", "--tenant-refused-chart-networks"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("failure message %q does not say %q", msg, want)
+		}
+	}
+}

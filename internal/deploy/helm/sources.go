@@ -17,6 +17,7 @@ limitations under the License.
 package helm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -45,8 +46,9 @@ type SourcePolicy struct {
 	Hosts []string
 	// Refused are never connected to.
 	Refused []Network
-	// HostsFlag and NetworksFlag name the settings that change the policy, for messages.
-	HostsFlag, NetworksFlag string
+	// Whose names the profiles the policy applies to in messages ("tenants'"), and HostsFlag
+	// and NetworksFlag the settings that change it.
+	Whose, HostsFlag, NetworksFlag string
 	// Resolver resolves host names before a download; nil means net.DefaultResolver. Tests
 	// set it to resolve names of their own.
 	Resolver interface {
@@ -160,8 +162,8 @@ func (p *SourcePolicy) check(ctx context.Context, rawURL string) error {
 	}
 	host := hostOf(rawURL)
 	if !p.allowsHost(host) {
-		return permanent(fmt.Errorf("%w: %s: host %s is not among the hosts allowed (%s); %s allows it",
-			ErrSourceRefused, rawURL, host, strings.Join(p.Hosts, ", "), p.HostsFlag))
+		return permanent(fmt.Errorf("%w: %s: host %s is not among the hosts %s charts may come from (%s); %s allows it",
+			ErrSourceRefused, rawURL, host, cmp.Or(p.Whose, "these"), strings.Join(p.Hosts, ", "), p.HostsFlag))
 	}
 	addrs, err := p.lookup(ctx, host)
 	if err != nil {
@@ -180,8 +182,8 @@ func (p *SourcePolicy) refused(what, host string, addr netip.Addr, network strin
 	if host != addr.String() {
 		via = " resolves to " + addr.String() + ", which"
 	}
-	return permanent(fmt.Errorf("%w: %s: host %s%s is in the network %s, which charts may not come from; %s allows it",
-		ErrSourceRefused, what, host, via, network, p.NetworksFlag))
+	return permanent(fmt.Errorf("%w: %s: host %s%s is in the network %s, which %s charts may not come from; %s allows it",
+		ErrSourceRefused, what, host, via, network, cmp.Or(p.Whose, "these"), p.NetworksFlag))
 }
 
 func (p *SourcePolicy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {

@@ -44,7 +44,7 @@ func tenantPolicy(t *testing.T, hosts []string, nets ...string) *SourcePolicy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &SourcePolicy{Hosts: hosts, Refused: refused, HostsFlag: "--tenant-chart-hosts", NetworksFlag: "--tenant-refused-chart-networks",
+	return &SourcePolicy{Hosts: hosts, Refused: refused, Whose: "tenants'", HostsFlag: "--tenant-chart-hosts", NetworksFlag: "--tenant-refused-chart-networks",
 		Resolver: names{
 			"metadata.example.test": {netip.MustParseAddr("169.254.169.254")},
 			"mixed.example.test":    {netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("10.96.0.1")},
@@ -76,7 +76,7 @@ func TestSourcePolicy(t *testing.T) {
 		{"own CIDR", "http://192.0.2.9/", nil, []string{"192.0.2.0/24"}, "192.0.2.0/24"},
 		{"host list: exact", "https://charts.example.com/", []string{"charts.example.com"}, defaults, ""},
 		{"host list: wildcard", "oci://ghcr.example.com/x/y", []string{"*.example.com"}, defaults, ""},
-		{"host list: not listed", "https://evil.example.org/", []string{"*.example.com"}, defaults, "is not among the hosts allowed"},
+		{"host list: not listed", "https://evil.example.org/", []string{"*.example.com"}, defaults, "is not among the hosts tenants' charts may come from"},
 		{"host list: CIDR", "http://192.0.2.9/", []string{"192.0.2.0/24"}, defaults, ""},
 		{"host list does not lift refused networks", "http://169.254.169.254/", []string{"169.254.0.0/16"}, defaults, "link-local"},
 	} {
