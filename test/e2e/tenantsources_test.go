@@ -155,8 +155,16 @@ end`}
 	admin := sveltosProfile("e2e-health-secrets-admin", map[string]string{"env": "staging"})
 	admin.Spec.HelmCharts = []configv1beta1.HelmChart{webapp(t, "web", "e2e-hsecrets-admin", "1.0.0")}
 	admin.Spec.ValidateHealths = []libv1beta1.ValidateHealth{check("e2e-hsecrets-admin")}
+	// A check selecting the Secrets themselves: the first, hidden, is redacted too.
+	selecting := tenantProfile("e2e-health-secrets-selecting", tenantNS, map[string]string{"env": "staging"})
+	selecting.Labels[configv1beta1.ServiceAccountNameLabel] = tenantSA
+	selecting.Spec.HelmCharts = []configv1beta1.HelmChart{webapp(t, "web", "e2e-hsecrets-selecting", "1.0.0")}
+	selecting.Spec.ValidateHealths = []libv1beta1.ValidateHealth{{Name: "selects-secrets", FeatureID: libv1beta1.FeatureHelm,
+		Version: "v1", Kind: "Secret", Namespace: secretsNS,
+		Script: "function evaluate()\n  return {healthy = false, message = \"k=\" .. obj.data.k}\nend"}}
 	createProfile(t, tenant)
 	createProfile(t, admin)
+	createProfile(t, selecting)
 
 	for _, tc := range []struct {
 		profile string
@@ -165,6 +173,7 @@ end`}
 	}{
 		{tenant.Name, "readable=" + openValue + " hidden=(redacted)", hiddenValue},
 		{admin.Name, "readable=" + openValue + " hidden=" + hiddenValue, ""},
+		{selecting.Name, "Secret " + secretsNS + "/hidden is not healthy: k=(redacted)", hiddenValue},
 	} {
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			cs, err := summary(ctx, t, tc.profile, "staging")

@@ -161,3 +161,34 @@ func TestCacheAppliesTenantPolicy(t *testing.T) {
 		t.Fatalf("tenant fetch from an OCI registry on loopback: got %v, want refused", err)
 	}
 }
+
+// TestTenantPolicyClientsFetch: charts still come through the policy's own clients, from an
+// HTTP repository and an OCI registry, when the policy allows their address.
+func TestTenantPolicyClientsFetch(t *testing.T) {
+	repoURL, stop, err := chartrepo.Serve(context.Background(), "../../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	ociURL, stopOCI, err := chartrepo.ServeOCI(context.Background(), "../../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopOCI()
+	c, err := NewCache(CacheOptions{Dir: t.TempDir(), Sources: Sources{Tenant: tenantPolicy(t, nil, "link-local")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ForTenant(context.Background())
+	for _, tc := range []struct {
+		hc    configv1beta1.HelmChart
+		creds *Credentials
+	}{
+		{configv1beta1.HelmChart{RepositoryURL: repoURL, ChartName: "webapp", ChartVersion: "~1.0"}, nil},
+		{configv1beta1.HelmChart{RepositoryURL: ociURL, RepositoryName: "charts", ChartName: "charts/webapp", ChartVersion: "~1.0"}, &Credentials{PlainHTTP: true}},
+	} {
+		if ch, err := c.Fetch(ctx, tc.hc, tc.creds); err != nil || ch.Metadata.Version != "1.0.0" {
+			t.Errorf("%s: %v, %v", tc.hc.RepositoryURL, ch, err)
+		}
+	}
+}
