@@ -127,6 +127,17 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
 	f.StringVar(&opts.controllers.Namespace, "namespace", envOr("POD_NAMESPACE", controller.DefaultNamespace),
 		"the controller's own namespace, where it keeps the frozen copies of what rollouts refer to; it must exist")
+	cs := &opts.controllers.ChartSources
+	f.StringSliceVar(&cs.TenantHosts, "tenant-chart-hosts", nil,
+		"the only hosts tenants' profiles may fetch charts from (names, *.domain, IP addresses or CIDRs); empty: any host outside --tenant-refused-chart-networks")
+	f.StringSliceVar(&cs.TenantRefusedNetworks, "tenant-refused-chart-networks", controller.DefaultTenantRefusedNetworks,
+		"networks tenants' charts are never fetched from, whatever a host name resolves to: CIDRs, IP addresses, link-local, loopback, private, service-network")
+	f.StringSliceVar(&cs.AdminHosts, "admin-chart-hosts", nil,
+		"the only hosts platform admins' profiles may fetch charts from; empty: any host outside --admin-refused-chart-networks")
+	f.StringSliceVar(&cs.AdminRefusedNetworks, "admin-refused-chart-networks", nil,
+		"networks platform admins' charts are never fetched from (as --tenant-refused-chart-networks); empty: none")
+	f.StringSliceVar(&cs.ServiceNetwork, "service-network", nil,
+		"the management cluster's service network (CIDRs), for service-network; default: its ServiceCIDR objects, or else the kubernetes Service's address")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }

@@ -112,3 +112,9 @@ func chartDir() (string, error) {
 		dir = parent
 	}
 }
+
+// TenantRefusedChartNetworks is controller.ChartSources.TenantRefusedNetworks for suites whose
+// tenants' profiles install charts from the local chart repository: the default refused
+// networks but loopback, where the repository listens. Link-local addresses and the service
+// network stay refused.
+var TenantRefusedChartNetworks = []string{"link-local", "service-network"}
