@@ -41,7 +41,7 @@ func (d *deployment) helm(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureHelm)
-	inputs, err := render.Charts(ctx, d.r.client, d.cs)
+	inputs, err := render.Charts(ctx, d.rd, d.cs)
 	values := make([]map[string]any, 0, len(inputs))
 	charts := make([]configv1beta1.HelmChart, 0, len(inputs))
 	for _, in := range inputs {
@@ -117,7 +117,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 		}
 		start := time.Now()
 		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
-			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore))
+			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore), d.chartSecrets())
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {
@@ -177,7 +177,7 @@ func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSumma
 	var plans []helm.Plan
 	for _, in := range inputs {
 		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartPatches(d.patchList),
-			render.ChartMetadata(d.spec()))
+			render.ChartMetadata(d.spec()), d.chartSecrets())
 		if err != nil {
 			d.fail(f, hash, err)
 			return
@@ -185,6 +185,12 @@ func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSumma
 		plans = append(plans, plan)
 	}
 	d.reportHelmDryRun(ctx, f, hash, plans)
+}
+
+// chartSecrets reads the Secrets a chart names (registry credentials, keys) as the profile's
+// tenant.
+func (d *deployment) chartSecrets() helm.DeployOption {
+	return helm.SecretsFrom(d.rd.Referenced(), d.rd.As())
 }
 
 // chartOf rebuilds the part of a HelmChart that uninstalling needs from a release summary.

@@ -1,0 +1,236 @@
+//go:build e2e
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
+)
+
+// createAll creates objects on the management cluster and deletes them when the test ends.
+func createAll(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	c := testenv.Client(t)
+	for _, o := range objs {
+		if err := c.Create(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, o := range objs {
+			_ = c.Delete(context.Background(), o)
+		}
+	})
+}
+
+// tenantLabels are the labels that make a profile the ServiceAccount's.
+func tenantLabels(ns, sa string) map[string]string {
+	return map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
+}
+
+// grant gives the ServiceAccount ns/sa the rules in namespace where (a Role and its binding), or
+// cluster-wide when where is empty.
+func grant(t *testing.T, where, ns, sa, name string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
+	subjects := []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: sa}}
+	if where == "" {
+		createAll(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules},
+			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, Subjects: subjects,
+				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}})
+		return
+	}
+	createAll(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: where, Name: name}, Rules: rules},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: where, Name: name}, Subjects: subjects,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name}})
+}
+
+// readSecret is the right to get one Secret by name.
+func readSecret(name string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}, ResourceNames: []string{name}}
+}
+
+// says fails unless msg says each of wants.
+func says(msg string, wants ...string) error {
+	for _, w := range wants {
+		if !strings.Contains(msg, w) {
+			return fmt.Errorf("%q does not say %q", msg, w)
+		}
+	}
+	return nil
+}
+
+// waitFeatureFailure waits until the feature of a summary fails with a message saying wants.
+func waitFeatureFailure(t *testing.T, key client.ObjectKey, id libv1beta1.FeatureID, wants ...string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		cs := &configv1beta1.ClusterSummary{}
+		if err := testenv.Client(t).Get(ctx, key, cs); err != nil {
+			return err
+		}
+		return says(failureMessage(cs, id), wants...)
+	})
+}
+
+// expectAbsent fails unless get finds nothing.
+func expectAbsent(t *testing.T, what string, get func(ctx context.Context) error) {
+	t.Helper()
+	if err := get(t.Context()); !apierrors.IsNotFound(err) {
+		t.Errorf("%s exists (%v)", what, err)
+	}
+}
+
+// waitProfileCondition waits until a profile's condition is False (Ready) or True (Stalled) and
+// says wants.
+func waitProfileCondition(t *testing.T, p client.Object, conditions func(client.Object) []metav1.Condition, typ string,
+	status metav1.ConditionStatus, wants ...string) {
+	t.Helper()
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		got := p.DeepCopyObject().(client.Object)
+		if err := testenv.Client(t).Get(ctx, client.ObjectKeyFromObject(p), got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(conditions(got), typ)
+		if c == nil || c.Status != status {
+			return fmt.Errorf("%s is %+v", typ, c)
+		}
+		return says(c.Message, wants...)
+	})
+}
+
+func profileConditions(o client.Object) []metav1.Condition {
+	return o.(configv1beta1.ProfileObj).ProfileStatus().Conditions
+}
+
+// TestTenantReadsAsItsServiceAccount: a tenant's ClusterProfile reads a kube-system Secret
+// through helmCharts valuesFrom, and through templateResourceRefs (with a templated namespace,
+// read by each summary), as its ServiceAccount: both are forbidden, with the API server's
+// words in status, and nothing is deployed. Granted the Secret by a RoleBinding, the same
+// ServiceAccount reads it and both charts deploy: the tenant's rights decide.
+func TestTenantReadsAsItsServiceAccount(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa, secret, ns = "tenant-a", "e2e-tv-reader", "e2e-tv-values", "e2e-tv"
+	user := "system:serviceaccount:" + tenantNS + ":" + sa
+	createAll(t,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: secret},
+			StringData: map[string]string{"values.yaml": "message: from-kube-system\n", "word": "kube-system-word"}})
+
+	values := sveltosProfile("e2e-tv-valuesfrom", map[string]string{"env": "dev"})
+	values.Labels = tenantLabels(tenantNS, sa)
+	chart := webapp(t, "tv", ns, "1.0.0")
+	chart.ValuesFrom = []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "kube-system", Name: secret}}
+	values.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
+	createProfile(t, values)
+
+	refs := sveltosProfile("e2e-tv-tplref", map[string]string{"env": "dev"})
+	refs.Labels = tenantLabels(tenantNS, sa)
+	chart = webapp(t, "tt", ns, "1.0.0")
+	chart.Values = `message: '{{ (getResource "stolen").data.word | b64dec }}'`
+	refs.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
+	refs.Spec.TemplateResourceRefs = []configv1beta1.TemplateResourceRef{{Identifier: "stolen",
+		Resource: corev1.ObjectReference{APIVersion: "v1", Kind: "Secret", Namespace: `{{ "kube-system" }}`, Name: secret}}}
+	createProfile(t, refs)
+
+	c := testenv.Client(t)
+	forbidden := []string{`secrets "` + secret + `" is forbidden`, user}
+	waitProfileCondition(t, values, profileConditions, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse,
+		append(forbidden, "as ServiceAccount "+tenantNS+"/"+sa)...)
+	testenv.ExpectEvent(t, timeout, c, values, "ContentUnreadable")
+	waitFeatureFailure(t, client.ObjectKey{Namespace: "dev", Name: refs.Name + "-sveltos-dev"}, libv1beta1.FeatureHelm, forbidden...)
+
+	dev := managed(t, "dev")
+	for _, release := range []string{"tv", "tt"} {
+		expectAbsent(t, "release "+release+" on dev", func(ctx context.Context) error {
+			_, err := dev.CoreV1().ConfigMaps(ns).Get(ctx, release+"-info", metav1.GetOptions{})
+			return err
+		})
+	}
+	expectAbsent(t, "the summary of the profile whose content is unreadable", func(ctx context.Context) error {
+		return c.Get(ctx, client.ObjectKey{Namespace: "dev", Name: values.Name + "-sveltos-dev"}, &configv1beta1.ClusterSummary{})
+	})
+
+	grant(t, "kube-system", tenantNS, sa, "e2e-tv-reader", readSecret(secret))
+	waitMessage(t, "dev", ns, "tv", "from-kube-system", "")
+	waitMessage(t, "dev", ns, "tt", "kube-system-word", "")
+}
+
+// TestTenantLocalContentCannotEscalate: Local content of a tenant's ClusterProfile is created
+// as its ServiceAccount: a ClusterRoleBinding making it cluster-admin, and a ConfigMap in
+// kube-system, are refused with the API server's words and nothing is created; a ConfigMap in
+// its own namespace, which its Role allows, is.
+func TestTenantLocalContentCannotEscalate(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa = "tenant-d", "e2e-tl-deployer"
+	user := "system:serviceaccount:" + tenantNS + ":" + sa
+	createAll(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}})
+	grant(t, tenantNS, tenantNS, sa, "e2e-tl-deployer",
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "create", "patch", "update", "delete"}})
+	grant(t, "", tenantNS, sa, "e2e-tl-namespaces", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}})
+
+	escalate := fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: e2e-tl-escalate
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+- kind: ServiceAccount
+  name: %s
+  namespace: %s
+`, sa, tenantNS)
+	local := func(name, content string) {
+		createConfigMap(t, name, map[string]string{"content.yaml": content})
+		p := sveltosProfile(name, map[string]string{"env": "dev"})
+		p.Labels = tenantLabels(tenantNS, sa)
+		ref := configMapRef(name)
+		ref.DeploymentType = configv1beta1.DeploymentTypeLocal
+		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{ref}
+		createProfile(t, p)
+	}
+	local("e2e-tl-escalate", escalate)
+	local("e2e-tl-kube-system", configMapManifest("kube-system", "e2e-tl-planted", "v1"))
+	local("e2e-tl-own", configMapManifest(tenantNS, "e2e-tl-own", "v1"))
+
+	expectFeature(t, "e2e-tl-own", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
+	for _, p := range []string{"e2e-tl-escalate", "e2e-tl-kube-system"} {
+		waitFeatureFailure(t, client.ObjectKey{Namespace: "dev", Name: p + "-sveltos-dev"}, libv1beta1.FeatureResources, "forbidden", user)
+	}
+	c := testenv.Client(t)
+	expectAbsent(t, "ClusterRoleBinding e2e-tl-escalate", func(ctx context.Context) error {
+		return c.Get(ctx, client.ObjectKey{Name: "e2e-tl-escalate"}, &rbacv1.ClusterRoleBinding{})
+	})
+	expectAbsent(t, "ConfigMap kube-system/e2e-tl-planted", func(ctx context.Context) error {
+		return c.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "e2e-tl-planted"}, &corev1.ConfigMap{})
+	})
+}
