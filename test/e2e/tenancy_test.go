@@ -234,3 +234,105 @@ subjects:
 		return c.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "e2e-tl-planted"}, &corev1.ConfigMap{})
 	})
 }
+
+// TestTenantProfileStaysInItsNamespace: a Profile with tenant labels deploys Local content as
+// its ServiceAccount; one without deploys none (the controller runs without
+// --local-deployment-as-controller) and may not read a cluster-scoped object through
+// templateResourceRefs; one whose labels name a ServiceAccount of another namespace is refused.
+// (A reference naming another namespace is read from the Profile's own: see
+// TestProfileSeesItsNamespaceOnly.)
+func TestTenantProfileStaysInItsNamespace(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa, cluster, ns = "tenant-b", "e2e-tb-deployer", "e2e-tb-dev", "e2e-tb"
+	selector := map[string]string{"e2e-tenancy": tenantNS}
+	registerTenantCluster(t, tenantNS, cluster, "dev", selector)
+	createAll(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}})
+	grant(t, tenantNS, tenantNS, sa, "e2e-tb-deployer",
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "create", "patch", "update", "delete"}})
+	grant(t, "", tenantNS, sa, "e2e-tb-namespaces", rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}})
+	createConfigMapIn(t, tenantNS, "e2e-tb-local", map[string]string{"content.yaml": configMapManifest(tenantNS, "e2e-tb-from-profile", "v1")})
+
+	profile := func(name string, labels map[string]string, mutate func(*configv1beta1.Profile)) *configv1beta1.Profile {
+		p := &configv1beta1.Profile{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: name, Labels: labels}}
+		p.Spec.ClusterSelector.MatchLabels = selector
+		mutate(p)
+		createNamespacedProfile(t, p)
+		return p
+	}
+	local := func(p *configv1beta1.Profile) {
+		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "e2e-tb-local", DeploymentType: configv1beta1.DeploymentTypeLocal}}
+	}
+	profile("e2e-tb-local", tenantLabels(tenantNS, sa), local)
+	profile("e2e-tb-anon", nil, local)
+	profile("e2e-tb-scoped", nil, func(p *configv1beta1.Profile) {
+		chart := webapp(t, "tb", ns, "1.0.0")
+		chart.Values = `message: '{{ (getResource "admin").metadata.name }}'`
+		p.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
+		p.Spec.TemplateResourceRefs = []configv1beta1.TemplateResourceRef{{Identifier: "admin",
+			Resource: corev1.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "cluster-admin"}}}
+	})
+	other := profile("e2e-tb-other", tenantLabels("tenant-a", sa), func(p *configv1beta1.Profile) {
+		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "e2e-tb-local"}}
+	})
+
+	c := testenv.Client(t)
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		return c.Get(ctx, client.ObjectKey{Namespace: tenantNS, Name: "e2e-tb-from-profile"}, &corev1.ConfigMap{})
+	})
+	summaryKey := func(profile string) client.ObjectKey {
+		return client.ObjectKey{Namespace: tenantNS, Name: "p--" + profile + "-sveltos-" + cluster}
+	}
+	waitFeatureFailure(t, summaryKey("e2e-tb-anon"), libv1beta1.FeatureResources, configv1beta1.ServiceAccountNameLabel)
+	waitFeatureFailure(t, summaryKey("e2e-tb-scoped"), libv1beta1.FeatureHelm, "ClusterRole cluster-admin is cluster-scoped", tenantNS)
+	waitProfileCondition(t, other, profileConditions, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue,
+		"a Profile acts as a ServiceAccount of its own namespace")
+	expectAbsent(t, "the summary of the Profile naming another namespace's ServiceAccount", func(ctx context.Context) error {
+		return c.Get(ctx, summaryKey("e2e-tb-other"), &configv1beta1.ClusterSummary{})
+	})
+	expectAbsent(t, "release tb on dev", func(ctx context.Context) error {
+		_, err := managed(t, "dev").CoreV1().ConfigMaps(ns).Get(ctx, "tb-info", metav1.GetOptions{})
+		return err
+	})
+}
+
+// TestTenantPromotionReadsAsItsTenant: a ClusterPromotion with tenant labels reads its content
+// as the tenant: a kube-system Secret in valuesFrom stalls it with the API server's words and
+// no stage starts; granted the Secret, it rolls out, and its stage profile is the tenant's too.
+func TestTenantPromotionReadsAsItsTenant(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa, secret, ns = "tenant-c", "e2e-tp-promoter", "e2e-tp-values", "e2e-tp"
+	createAll(t,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: secret},
+			StringData: map[string]string{"values.yaml": "message: promoted-from-secret\n"}})
+	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-tp", Labels: tenantLabels(tenantNS, sa)}}
+	chart := webapp(t, "tp", ns, "1.0.0")
+	chart.ValuesFrom = []configv1beta1.ValueFrom{{Kind: "Secret", Namespace: "kube-system", Name: secret}}
+	p.Spec.ProfileSpec.HelmCharts = []configv1beta1.HelmChart{chart}
+	p.Spec.Stages = []configv1beta1.Stage{stage("dev", "dev", &configv1beta1.Trigger{Auto: &configv1beta1.AutoTrigger{Delay: &metav1.Duration{}}})}
+	createPromotion(t, p)
+
+	waitProfileCondition(t, p, func(o client.Object) []metav1.Condition { return o.(*configv1beta1.ClusterPromotion).Status.Conditions },
+		configv1beta1.PromotionReadyCondition, metav1.ConditionFalse, `secrets "`+secret+`" is forbidden`, "system:serviceaccount:"+tenantNS+":"+sa)
+	c := testenv.Client(t)
+	stageProfile := client.ObjectKey{Name: p.StageProfileName("dev")}
+	expectAbsent(t, "the stage profile", func(ctx context.Context) error {
+		return c.Get(ctx, stageProfile, &configv1beta1.ClusterProfile{})
+	})
+	expectAbsent(t, "release tp on dev", func(ctx context.Context) error {
+		_, err := managed(t, "dev").CoreV1().ConfigMaps(ns).Get(ctx, "tp-info", metav1.GetOptions{})
+		return err
+	})
+
+	grant(t, "kube-system", tenantNS, sa, "e2e-tp-promoter", readSecret(secret))
+	waitMessage(t, "dev", ns, "tp", "promoted-from-secret", "")
+	got := &configv1beta1.ClusterProfile{}
+	if err := c.Get(t.Context(), stageProfile, got); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range tenantLabels(tenantNS, sa) {
+		if got.Labels[k] != v {
+			t.Errorf("the stage profile's labels %v lack %s=%s", got.Labels, k, v)
+		}
+	}
+}
