@@ -19,7 +19,6 @@ package tenancy
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -122,6 +121,3 @@ func (t *Tenants) Of(ctx context.Context, obj client.Object, namespaced bool, pr
 	}
 	return r, nil
 }
-
-// Refused wraps the message of a read the tenant model refuses.
-func Refused(format string, args ...any) error { return &RefusedError{fmt.Sprintf(format, args...)} }

@@ -70,17 +70,18 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 
 	tenant := map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
 	local := func(name, content string, labels map[string]string) {
-		createConfigMap(t, name, map[string]string{"cm.yaml": content})
+		// In the tenant's namespace: a tenant's profile reads its content as its ServiceAccount.
+		createConfigMapIn(t, ns, name, map[string]string{"cm.yaml": content})
 		p := sveltosProfile(name, map[string]string{"env": "dev"})
 		p.Labels = labels
-		ref := configMapRef(name)
+		ref := configv1beta1.PolicyRef{Kind: "ConfigMap", Namespace: ns, Name: name}
 		ref.DeploymentType = configv1beta1.DeploymentTypeLocal
 		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{ref}
 		createProfile(t, p)
 	}
 	local("e2e-local-allowed", configMapManifest(ns, "e2e-local-from-profile", "v1"), tenant)
 	local("e2e-local-forbidden", configMapManifest("default", "tenant-content", "v1"), tenant)
-	local("e2e-local-anonymous", configMapManifest(ns, "e2e-local-anonymous", "v1"), nil)
+	local("e2e-local-anonymous", configMapManifest(ns, "e2e-local-anon-object", "v1"), nil)
 
 	expectFeature(t, "e2e-local-allowed", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "e2e-local-from-profile"}, &corev1.ConfigMap{}); err != nil {
@@ -109,7 +110,7 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	}
 	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:"+ns+":"+sa)
 	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
-	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anonymous"}} {
+	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anon-object"}} {
 		if err := c.Get(t.Context(), key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s was deployed (%v)", key, err)
 		}

@@ -142,7 +142,7 @@ func TestTenantReadsAsItsServiceAccount(t *testing.T) {
 	createAll(t,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: secret},
-			StringData: map[string]string{"values.yaml": "message: from-kube-system\n", "word": "kube-system-word"}})
+			StringData: map[string]string{"values.yaml": "message: from-kube-system\n"}})
 
 	values := sveltosProfile("e2e-tv-valuesfrom", map[string]string{"env": "dev"})
 	values.Labels = tenantLabels(tenantNS, sa)
@@ -154,7 +154,7 @@ func TestTenantReadsAsItsServiceAccount(t *testing.T) {
 	refs := sveltosProfile("e2e-tv-tplref", map[string]string{"env": "dev"})
 	refs.Labels = tenantLabels(tenantNS, sa)
 	chart = webapp(t, "tt", ns, "1.0.0")
-	chart.Values = `message: '{{ (getResource "stolen").data.word | b64dec }}'`
+	chart.Values = `message: '{{ index (getResource "stolen").data "values.yaml" | b64dec | trim }}'`
 	refs.Spec.HelmCharts = []configv1beta1.HelmChart{chart}
 	refs.Spec.TemplateResourceRefs = []configv1beta1.TemplateResourceRef{{Identifier: "stolen",
 		Resource: corev1.ObjectReference{APIVersion: "v1", Kind: "Secret", Namespace: `{{ "kube-system" }}`, Name: secret}}}
@@ -180,7 +180,7 @@ func TestTenantReadsAsItsServiceAccount(t *testing.T) {
 
 	grant(t, "kube-system", tenantNS, sa, "e2e-tv-reader", readSecret(secret))
 	waitMessage(t, "dev", ns, "tv", "from-kube-system", "")
-	waitMessage(t, "dev", ns, "tt", "kube-system-word", "")
+	waitMessage(t, "dev", ns, "tt", "message: from-kube-system", "")
 }
 
 // TestTenantLocalContentCannotEscalate: Local content of a tenant's ClusterProfile is created
@@ -209,11 +209,12 @@ subjects:
   name: %s
   namespace: %s
 `, sa, tenantNS)
+	// The content is the tenant's: in its namespace, which its Role lets it read.
 	local := func(name, content string) {
-		createConfigMap(t, name, map[string]string{"content.yaml": content})
+		createConfigMapIn(t, tenantNS, name, map[string]string{"content.yaml": content})
 		p := sveltosProfile(name, map[string]string{"env": "dev"})
 		p.Labels = tenantLabels(tenantNS, sa)
-		ref := configMapRef(name)
+		ref := configv1beta1.PolicyRef{Kind: "ConfigMap", Namespace: tenantNS, Name: name}
 		ref.DeploymentType = configv1beta1.DeploymentTypeLocal
 		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{ref}
 		createProfile(t, p)
