@@ -221,13 +221,16 @@ subjects:
 	}
 	local("e2e-tl-escalate", escalate)
 	local("e2e-tl-kube-system", configMapManifest("kube-system", "e2e-tl-planted", "v1"))
-	local("e2e-tl-own", configMapManifest(tenantNS, "e2e-tl-own", "v1"))
+	local("e2e-tl-own", configMapManifest(tenantNS, "e2e-tl-own-object", "v1"))
 
 	expectFeature(t, "e2e-tl-own", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
+	c := testenv.Client(t)
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: tenantNS, Name: "e2e-tl-own-object"}, &corev1.ConfigMap{}); err != nil {
+		t.Errorf("the allowed content is not on the management cluster: %v", err)
+	}
 	for _, p := range []string{"e2e-tl-escalate", "e2e-tl-kube-system"} {
 		waitFeatureFailure(t, client.ObjectKey{Namespace: "dev", Name: p + "-sveltos-dev"}, libv1beta1.FeatureResources, "forbidden", user)
 	}
-	c := testenv.Client(t)
 	expectAbsent(t, "ClusterRoleBinding e2e-tl-escalate", func(ctx context.Context) error {
 		return c.Get(ctx, client.ObjectKey{Name: "e2e-tl-escalate"}, &rbacv1.ClusterRoleBinding{})
 	})
