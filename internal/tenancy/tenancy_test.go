@@ -19,8 +19,10 @@ package tenancy
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -158,5 +160,26 @@ func TestOfCopiesOfTheSameTenantsPromotion(t *testing.T) {
 	rd, err = tenants.Of(context.Background(), admin, false, "admin", copies)
 	if err != nil || rd.Copies == nil {
 		t.Errorf("an admin's profile under an admin's promotion: copies %v (%v)", rd.Copies, err)
+	}
+}
+
+// TestRetries: the wait doubles from two seconds to a minute, and starts over once reset.
+func TestRetries(t *testing.T) {
+	var r Retries
+	var got []time.Duration
+	for range 8 {
+		got = append(got, r.Next("a"))
+	}
+	want := []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second,
+		time.Minute, time.Minute, time.Minute}
+	if !slices.Equal(got, want) {
+		t.Errorf("waits %v, want %v", got, want)
+	}
+	if r.Next("b") != 2*time.Second {
+		t.Error("another object shares the count")
+	}
+	r.Reset("a")
+	if r.Next("a") != 2*time.Second {
+		t.Error("a reset object does not start over")
 	}
 }

@@ -19,11 +19,8 @@ package clusterprofile
 import (
 	"context"
 	"errors"
-	"sync"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -32,30 +29,6 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
-
-// backoffs are the delays before profiles are tried again, doubling from two seconds to a
-// minute while the same failure lasts.
-type backoffs struct {
-	mu    sync.Mutex
-	tries map[types.UID]int
-}
-
-func (b *backoffs) next(uid types.UID) time.Duration {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.tries == nil {
-		b.tries = map[types.UID]int{}
-	}
-	n := b.tries[uid]
-	b.tries[uid] = n + 1
-	return min(2*time.Second<<min(n, 5), time.Minute)
-}
-
-func (b *backoffs) reset(uid types.UID) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.tries, uid)
-}
 
 // unreadableError is content the profile references that could not be read.
 type unreadableError struct{ error }
@@ -95,7 +68,7 @@ func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
 	if err != nil {
 		return err
 	}
-	r.unreadable.reset(ps.profile.GetUID())
+	r.unreadable.Reset(ps.profile.GetUID())
 	ps.frozen, ps.content = frozen, freeze.Encode(frozen)
 	return nil
 }

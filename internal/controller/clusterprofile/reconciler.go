@@ -69,7 +69,7 @@ type Reconciler struct {
 	warned    patch.Warnings
 	tenants   *tenancy.Tenants
 	// unreadable paces the retries of profiles whose content cannot be read.
-	unreadable backoffs
+	unreadable tenancy.Retries
 }
 
 // kindReconciler reconciles the profiles of one family.
@@ -177,7 +177,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		return ctrl.Result{}, nil
 	case ps.unreadable != "":
 		// The content may become readable without any event here (a RoleBinding granted).
-		return ctrl.Result{RequeueAfter: r.unreadable.next(profile.GetUID())}, nil
+		return ctrl.Result{RequeueAfter: r.unreadable.Next(profile.GetUID())}, nil
 	case err != nil:
 		return ctrl.Result{}, err
 	case ps.retry:
@@ -242,7 +242,7 @@ func namespaceNote(ps *pass) string {
 // reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
 func (r *kindReconciler) reconcileDelete(ctx context.Context, profile configv1beta1.ProfileObj) (ctrl.Result, error) {
 	r.warned.Forget(profile.GetUID())
-	r.unreadable.reset(profile.GetUID())
+	r.unreadable.Reset(profile.GetUID())
 	remaining, err := r.deleteStaleSummaries(ctx, r.family, profile, nil)
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err

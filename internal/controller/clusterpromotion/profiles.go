@@ -302,6 +302,7 @@ func (r *Reconciler) ownedProfiles(ctx context.Context, p *configv1beta1.Cluster
 // summaries withdraw the content — unless preserveClusterProfilesOnDelete keeps them.
 func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
 	r.warned.Forget(p.UID)
+	r.unreadable.Reset(p.UID)
 	profiles, err := r.ownedProfiles(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -74,6 +74,8 @@ type Reconciler struct {
 	informers cache.Informers
 	warned    patch.Warnings
 	tenants   *tenancy.Tenants
+	// unreadable paces the retries of promotions whose content their tenant may not read.
+	unreadable tenancy.Retries
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.

@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -47,9 +48,17 @@ func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
 		ps.invalid = err.Error()
 		return errHalt
 	}
+	if apierrors.IsForbidden(err) {
+		// The tenant may be granted the read later, which no watch sees: Ready says why, and
+		// the promotion is tried again on a timer.
+		ps.err = err
+		ps.requeueAfter(r.unreadable.Next(ps.p.UID))
+		return errHalt
+	}
 	if err != nil {
 		return err
 	}
+	r.unreadable.Reset(ps.p.UID)
 	ps.contents = contents
 	ps.profileHash, ps.stagesHash = hashes(ps.p, contents)
 	if freeze.Polled(freeze.SpecRefs(&spec)) {
