@@ -24,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -339,4 +340,31 @@ func TestTenantPromotionReadsAsItsTenant(t *testing.T) {
 			t.Errorf("the stage profile's labels %v lack %s=%s", got.Labels, k, v)
 		}
 	}
+}
+
+// TestTenantReadsFluxSourceAsItsServiceAccount: the GitRepository a tenant's ClusterProfile
+// names is read as its ServiceAccount, which may not until a Role lets it get the source; the
+// artifact itself is then the controller's to download from source-controller.
+func TestTenantReadsFluxSourceAsItsServiceAccount(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa, ns = "tenant-a", "e2e-tf-reader", "e2e-tf"
+	newGitSource(t, ns, "manifests", "one", func(value string) map[string][]byte {
+		return map[string][]byte{"settings.yaml": []byte(configMapManifest(ns, "e2e-tf-settings", value))}
+	})
+	createAll(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}})
+	p := sveltosProfile("e2e-tf", map[string]string{"env": "qa"})
+	p.Labels = tenantLabels(tenantNS, sa)
+	p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: sourcev1.GitRepositoryKind, Namespace: ns, Name: "manifests"}}
+	createProfile(t, p)
+
+	waitProfileCondition(t, p, profileConditions, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse,
+		`gitrepositories.source.toolkit.fluxcd.io "manifests" is forbidden`, "system:serviceaccount:"+tenantNS+":"+sa)
+	expectAbsent(t, "the source's manifests on qa", func(ctx context.Context) error {
+		_, err := managed(t, "qa").CoreV1().ConfigMaps(ns).Get(ctx, "e2e-tf-settings", metav1.GetOptions{})
+		return err
+	})
+
+	grant(t, ns, tenantNS, sa, "e2e-tf-reader",
+		rbacv1.PolicyRule{APIGroups: []string{sourcev1.GroupVersion.Group}, Resources: []string{"gitrepositories"}, Verbs: []string{"get"}})
+	expectValue(t, "qa", ns, "e2e-tf-settings", "one")
 }
