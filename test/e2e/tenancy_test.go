@@ -20,11 +20,15 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"fmt"
 	"strings"
 	"testing"
 
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +38,8 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
+	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -367,4 +373,53 @@ func TestTenantReadsFluxSourceAsItsServiceAccount(t *testing.T) {
 	grant(t, ns, tenantNS, sa, "e2e-tf-reader",
 		rbacv1.PolicyRule{APIGroups: []string{sourcev1.GroupVersion.Group}, Resources: []string{"gitrepositories"}, Verbs: []string{"get"}})
 	expectValue(t, "qa", ns, "e2e-tf-settings", "one")
+}
+
+// TestTenantReadsChartKeyAsItsServiceAccount: the Secret holding a chart's cosign public key
+// (as any Secret a chart names: registry credentials, CA, provenance keyring) is read as the
+// tenant's ServiceAccount when its summary deploys the chart: forbidden, the chart is not
+// deployed; granted, it is.
+func TestTenantReadsChartKeyAsItsServiceAccount(t *testing.T) {
+	t.Parallel()
+	const tenantNS, sa, secret, ns = "tenant-b", "e2e-tk-deployer", "e2e-tk-key", "e2e-tk"
+	url, stop, err := chartrepo.ServeOCI(context.Background(), "../../testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chartrepo.CosignSign(t.Context(), url, "webapp", "1.0.0", key); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := cryptoutils.MarshalPublicKeyToPEM(key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	createAll(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: sa}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: secret}, Data: map[string][]byte{helm.CosignKey: pub}})
+
+	p := sveltosProfile("e2e-tk", map[string]string{"env": "staging"})
+	p.Labels = tenantLabels(tenantNS, sa)
+	p.Spec.HelmCharts = []configv1beta1.HelmChart{{
+		RepositoryURL: url, RepositoryName: "charts", ChartName: "charts/webapp", ChartVersion: "1.0.0",
+		ReleaseName: "signed", ReleaseNamespace: ns, HelmChartAction: configv1beta1.HelmChartActionInstall,
+		RegistryCredentialsConfig: &configv1beta1.RegistryCredentialsConfig{PlainHTTP: true},
+		SignatureVerification: &configv1beta1.CosignVerification{Provider: configv1beta1.CosignProviderPublicKey,
+			SecretRef: &corev1.SecretReference{Namespace: "kube-system", Name: secret}},
+	}}
+	createProfile(t, p)
+	waitFeatureFailure(t, client.ObjectKey{Namespace: "staging", Name: p.Name + "-sveltos-staging"}, libv1beta1.FeatureHelm,
+		"reading signatureVerification public key Secret kube-system/"+secret+" as ServiceAccount "+tenantNS+"/"+sa,
+		`secrets "`+secret+`" is forbidden`)
+	staging := managed(t, "staging")
+	expectAbsent(t, "release signed on staging", func(ctx context.Context) error {
+		_, err := staging.CoreV1().ConfigMaps(ns).Get(ctx, "signed-info", metav1.GetOptions{})
+		return err
+	})
+
+	grant(t, "kube-system", tenantNS, sa, "e2e-tk-deployer", readSecret(secret))
+	waitRelease(t, staging, ns, "signed", "1.0.0")
 }
