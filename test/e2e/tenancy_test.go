@@ -188,6 +188,25 @@ func TestTenantReadsAsItsServiceAccount(t *testing.T) {
 	grant(t, "kube-system", tenantNS, sa, "e2e-tv-reader", readSecret(secret))
 	waitMessage(t, "dev", ns, "tv", "from-kube-system", "")
 	waitMessage(t, "dev", ns, "tt", "message: from-kube-system", "")
+
+	// The grant taken back takes effect at the next read (nothing is cached): an edit of the
+	// Secret is not read, and what is deployed stays.
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "e2e-tv-reader"}}
+	if err := c.Delete(t.Context(), binding); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		s := &corev1.Secret{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: secret}, s); err != nil {
+			return err
+		}
+		s.Data["values.yaml"] = []byte("message: edited\n")
+		return c.Update(ctx, s)
+	})
+	waitProfileCondition(t, values, profileConditions, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, forbidden...)
+	if got := messageOn(t, "dev", ns, "tv"); got != "from-kube-system" {
+		t.Errorf("release tv says %q once its content became unreadable, want what it said", got)
+	}
 }
 
 // TestTenantLocalContentCannotEscalate: Local content of a tenant's ClusterProfile is created
