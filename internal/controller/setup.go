@@ -41,6 +41,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/secretcache"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Options tune the controllers. The zero value gives the defaults.
@@ -127,6 +128,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// One connection per tenant, shared by every controller that reads as tenants.
+	tenants := tenancy.New(c, management)
 	probe := fleet.ProbeOptions{ProbeInterval: opts.ProbeInterval, MaxProbeRate: opts.MaxProbeRate}
 	// perCluster marks the controllers whose work is per managed cluster: every shard runs them.
 	setups := []struct {
@@ -141,10 +144,10 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return membercluster.NewReconciler(membercluster.Options{Clusters: clusters, Shard: opts.Shard, Probe: probe}).SetupWithManager(mgr)
 		}},
 		{"clusterprofile", false, func() error {
-			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c}).SetupWithManager(mgr)
+			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c, Tenants: tenants}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
-			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)
+			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now, Tenants: tenants}).SetupWithManager(mgr)
 		}},
 		{"placement", false, func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)
@@ -178,6 +181,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				Helm:                    deployer,
 				Management:              management,
 				LocalAsController:       opts.LocalAsController,
+				Tenants:                 tenants,
 				DriftInterval:           opts.DriftInterval,
 				HealthInterval:          opts.HealthInterval,
 				NotReadyInterval:        opts.ProbeInterval,

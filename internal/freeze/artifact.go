@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // A Flux source (GitRepository, OCIRepository, Bucket) is frozen as its artifact: the tarball
@@ -73,14 +74,15 @@ func IsArtifactCopy(obj client.Object) (string, bool) {
 }
 
 // readArtifact reads a Flux source's artifact. A source that does not exist, or has no artifact
-// yet, is left unfrozen (Content.Artifact nil): whoever deploys it reports why.
-func readArtifact(ctx context.Context, c client.Reader, ref Ref) (Content, error) {
-	obj, a, err := fluxsource.Get(ctx, c, fluxsource.Ref(ref))
+// yet, is left unfrozen (Content.Artifact nil): whoever deploys it reports why. The source
+// object is read as the profile's tenant; its artifact is the controller's to download.
+func readArtifact(ctx context.Context, rd tenancy.Readers, ref Ref) (Content, error) {
+	obj, a, err := fluxsource.Get(ctx, rd.Referenced(), fluxsource.Ref(ref))
 	switch {
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || errors.Is(err, fluxsource.ErrNoArtifact):
 		return Content{Ref: ref}, nil
 	case err != nil:
-		return Content{}, fmt.Errorf("reading %s: %w", ref, err)
+		return Content{}, fmt.Errorf("reading %s%s: %w", ref, rd.As(), err)
 	}
 	out := Content{Ref: ref, Artifact: &Artifact{Artifact: a}}
 	for k, v := range obj.GetAnnotations() {

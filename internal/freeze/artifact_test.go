@@ -32,6 +32,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 func gitRepository(digest string) *sourcev1.GitRepository {
@@ -67,7 +68,7 @@ func TestArtifactIsFrozenByDigest(t *testing.T) {
 		t.Fatalf("SpecRefs = %v; want the GitRepository", refs)
 	}
 
-	contents, err := Read(ctx, c, refs)
+	contents, err := Read(ctx, tenancy.Admin(c), refs)
 	if err != nil || len(contents) != 1 || contents[0].Artifact == nil || contents[0].Artifact.Digest != "sha256:aaa" {
 		t.Fatalf("Read = %+v, %v; want the artifact", contents, err)
 	}
@@ -106,7 +107,7 @@ func TestArtifactIsFrozenByDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next, err := Read(ctx, c, refs)
+	next, err := Read(ctx, tenancy.Admin(c), refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestArtifactNotReadyOrUnreadable(t *testing.T) {
 		"no artifact": fake.NewClientBuilder().WithScheme(s).WithObjects(gitRepository("")).Build(),
 		"no source":   fake.NewClientBuilder().WithScheme(s).Build(),
 	} {
-		contents, err := Read(ctx, c, []Ref{ref})
+		contents, err := Read(ctx, tenancy.Admin(c), []Ref{ref})
 		if err != nil || len(contents) != 1 || contents[0].Artifact != nil {
 			t.Errorf("%s: Read = %+v, %v; want the reference unfrozen", name, contents, err)
 		}
@@ -135,7 +136,7 @@ func TestArtifactNotReadyOrUnreadable(t *testing.T) {
 	// A download that fails stops the version: a stage must never get the live source instead.
 	stubDownload(t, errors.New("connection refused"))
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(gitRepository("aaa")).Build()
-	contents, err := Read(ctx, c, []Ref{ref})
+	contents, err := Read(ctx, tenancy.Admin(c), []Ref{ref})
 	if err != nil {
 		t.Fatal(err)
 	}

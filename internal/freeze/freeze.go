@@ -40,6 +40,7 @@ import (
 
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Labels and annotations of a copy.
@@ -61,6 +62,15 @@ type Owner struct {
 
 func (o Owner) labels() map[string]string {
 	return map[string]string{OwnerLabel: o.Object.GetName(), OwnerKindLabel: o.Kind}
+}
+
+// PromotionCopies are the labels of the copies made for the named ClusterPromotion, which its
+// stage profiles name directly; nil for no promotion.
+func PromotionCopies(promotion string) map[string]string {
+	if promotion == "" {
+		return nil
+	}
+	return map[string]string{OwnerLabel: promotion, OwnerKindLabel: "ClusterPromotion"}
 }
 
 // IsOriginal reports whether obj, a ConfigMap or Secret, is no copy: an edit to an original is
@@ -103,8 +113,11 @@ func (e UnservedError) Error() string {
 		e.Ref.Kind, e.Ref.Namespace, e.Ref.Name)
 }
 
-// Read reads every ref from the management cluster, in a stable order, without duplicates.
-func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
+// Read reads every ref from the management cluster, in a stable order, without duplicates, as
+// the profile's tenant (rd.Referenced): what the tenant may not read fails with the API server's
+// words.
+func Read(ctx context.Context, rd tenancy.Readers, refs []Ref) ([]Content, error) {
+	c := rd.Referenced()
 	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b Ref) int { return strings.Compare(a.String(), b.String()) })
 	refs = slices.Compact(refs)
@@ -116,7 +129,7 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 				return nil, UnservedError{Ref: ref}
 			}
 			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", ref, err)
+				return nil, fmt.Errorf("reading %s%s: %w", ref, rd.As(), err)
 			}
 			ct := Content{Ref: ref}
 			if u != nil {
@@ -126,7 +139,7 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 			continue
 		}
 		if fluxsource.IsKind(ref.Kind) {
-			ct, err := readArtifact(ctx, c, ref)
+			ct, err := readArtifact(ctx, rd, ref)
 			if err != nil {
 				return nil, err
 			}
@@ -147,7 +160,7 @@ func Read(ctx context.Context, c client.Reader, refs []Ref) ([]Content, error) {
 		case apierrors.IsNotFound(err):
 			obj = nil
 		case err != nil:
-			return nil, fmt.Errorf("reading %s: %w", ref, err)
+			return nil, fmt.Errorf("reading %s%s: %w", ref, rd.As(), err)
 		}
 		out = append(out, Content{Ref: ref, Object: obj})
 	}

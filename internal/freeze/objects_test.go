@@ -29,6 +29,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 func TestTemplateResourceRefs(t *testing.T) {
@@ -76,7 +77,7 @@ func TestObjectCopies(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(deploy).Build()
 	spec := &configv1beta1.Spec{TemplateResourceRefs: []configv1beta1.TemplateResourceRef{{Identifier: "web", IgnoreStatusChanges: true,
 		Resource: corev1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "apps", Name: "web"}}}}
-	before, err := ReadSpec(ctx, c, spec)
+	before, err := ReadSpec(ctx, tenancy.Admin(c), spec)
 	if err != nil || len(before) != 1 || before[0].Object == nil {
 		t.Fatalf("read %v %v", before, err)
 	}
@@ -84,7 +85,7 @@ func TestObjectCopies(t *testing.T) {
 	if err := c.Update(ctx, deploy); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := ReadSpec(ctx, c, spec)
+	after, _ := ReadSpec(ctx, tenancy.Admin(c), spec)
 	if !bytes.Equal(Digest(before), Digest(after)) {
 		t.Error("a status change makes a new version although status changes are ignored")
 	}

@@ -27,6 +27,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // SpecRefs lists what a profile spec reads: the ConfigMaps, Secrets and Flux sources of
@@ -67,8 +68,8 @@ func appendValuesFrom(refs []Ref, vfs []configv1beta1.ValueFrom) []Ref {
 // templateResourceRefs are kept as templates read them (TemplateObject): a change to what
 // their templates cannot see, such as the status of an object whose status changes are
 // ignored, makes no new version.
-func ReadSpec(ctx context.Context, c client.Reader, spec *configv1beta1.Spec, more ...Ref) ([]Content, error) {
-	contents, err := Read(ctx, c, append(SpecRefs(spec), more...))
+func ReadSpec(ctx context.Context, rd tenancy.Readers, spec *configv1beta1.Spec, more ...Ref) ([]Content, error) {
+	contents, err := Read(ctx, rd, append(SpecRefs(spec), more...))
 	if err != nil {
 		return nil, err
 	}

@@ -20,11 +20,11 @@ import (
 	"context"
 	"fmt"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Chart is one chart of a summary's spec with its final values.
@@ -46,9 +46,9 @@ func ChartMetadata(spec *configv1beta1.Spec) helm.DeployOption {
 // ConfigMaps and Secrets annotated projectsveltos.io/template. As in Sveltos, the valuesFrom
 // that are not templates are merged over the inline values first, in list order, then those
 // that are, each key of a ConfigMap or Secret being a YAML document.
-func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Chart, error) {
+func Charts(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) ([]Chart, error) {
 	var out []Chart
-	in := newInstantiator(ctx, c, cs)
+	in := newInstantiator(ctx, rd, cs)
 	for _, hc := range cs.Spec.ClusterProfileSpec.HelmCharts {
 		if err := instantiateChart(in, &hc); err != nil {
 			return nil, err
@@ -74,7 +74,7 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 			return nil
 		}
 		for _, vf := range hc.ValuesFrom {
-			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
+			src, err := readSource(ctx, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
 			if err != nil {
 				return nil, err
 			}

@@ -28,6 +28,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // SummaryChanges is what deploying a summary's spec to its cluster would change there.
@@ -48,12 +49,14 @@ func DryRunSummary(ctx context.Context, c client.Client, charts *helm.Deployer, 
 	cs = cs.DeepCopy()
 	cs.Spec.ClusterProfileSpec.SyncMode = configv1beta1.SyncModeDryRun
 	var out SummaryChanges
-	inst := SummaryInstantiate(ctx, c, cs)
-	patches, err := Patches(ctx, c, cs, inst)
+	// The one who previews reads with their own rights, whoever the profile's tenant is.
+	rd := tenancy.Admin(c)
+	inst := SummaryInstantiate(ctx, rd, cs)
+	patches, err := Patches(ctx, rd, cs, inst)
 	if err != nil {
 		return out, err
 	}
-	sources, err := PolicySources(ctx, c, cs)
+	sources, err := PolicySources(ctx, rd, cs)
 	if err != nil {
 		return out, err
 	}
@@ -61,7 +64,7 @@ func DryRunSummary(ctx context.Context, c client.Client, charts *helm.Deployer, 
 	if err != nil {
 		return out, err
 	}
-	ks, err := Kustomizations(ctx, c, cs)
+	ks, err := Kustomizations(ctx, rd, cs)
 	if err != nil {
 		return out, err
 	}
@@ -78,7 +81,7 @@ func DryRunSummary(ctx context.Context, c client.Client, charts *helm.Deployer, 
 		}
 		out.Objects = append(out.Objects, res.Diffs...)
 	}
-	inputs, err := Charts(ctx, c, cs)
+	inputs, err := Charts(ctx, rd, cs)
 	if err != nil {
 		return out, err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // A policyRef to a Flux source (GitRepository, OCIRepository, Bucket) deploys the manifests
@@ -52,7 +53,7 @@ type Artifact struct {
 // frozenContent names for it, or from source-controller when it has none; or, with kind
 // ConfigMap, the frozen copy of an artifact itself, as a promotion's stage profiles name it.
 // It returns nil for an optional source that does not exist.
-func ReadArtifact(ctx context.Context, c client.Reader, kind, namespace, name string, optional bool, cs *configv1beta1.ClusterSummary) (*Artifact, error) {
+func ReadArtifact(ctx context.Context, rd tenancy.Readers, kind, namespace, name string, optional bool, cs *configv1beta1.ClusterSummary) (*Artifact, error) {
 	src := Source{Kind: kind, Namespace: namespace, Name: name}
 	if src.Namespace == "" {
 		src.Namespace = cs.Spec.ClusterNamespace
@@ -67,25 +68,32 @@ func ReadArtifact(ctx context.Context, c client.Reader, kind, namespace, name st
 		return nil, permanent(fmt.Errorf("%s: kind %q is not a Flux source", src, kind))
 	}
 	if copyName != "" {
+		// The copy a summary's frozenContent names is the controller's; one the spec names itself
+		// (a promotion's stage) is read as any reference is.
+		reader := rd.Controller
+		if kind == "ConfigMap" {
+			reader = rd.Referenced()
+		}
 		cm := &corev1.ConfigMap{}
-		err := c.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
+		err := reader.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
 		if err == nil {
 			if _, ok := freeze.IsArtifactCopy(cm); ok {
 				return artifactOfCopy(src, cm)
 			}
 		} else if !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("reading the copy of %s: %w", src, err)
+			return nil, fmt.Errorf("reading the copy of %s%s: %w", src, rd.As(), err)
 		}
 		if kind == "ConfigMap" {
 			return nil, permanent(fmt.Errorf("%s is not the frozen artifact of a Flux source", src))
 		}
 	}
-	return liveArtifact(ctx, c, src, optional)
+	return liveArtifact(ctx, rd, src, optional)
 }
 
 // liveArtifact downloads a Flux source's artifact from source-controller.
-func liveArtifact(ctx context.Context, c client.Reader, src Source, optional bool) (*Artifact, error) {
-	obj, a, err := fluxsource.Get(ctx, c, fluxsource.Ref{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name})
+// The source object is read as the profile's tenant; its artifact is the controller's to fetch.
+func liveArtifact(ctx context.Context, rd tenancy.Readers, src Source, optional bool) (*Artifact, error) {
+	obj, a, err := fluxsource.Get(ctx, rd.Referenced(), fluxsource.Ref{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name})
 	switch {
 	case apierrors.IsNotFound(err):
 		if optional {
@@ -95,6 +103,8 @@ func liveArtifact(ctx context.Context, c client.Reader, src Source, optional boo
 		return nil, fmt.Errorf("%s does not exist", src)
 	case meta.IsNoMatchError(err):
 		return nil, fmt.Errorf("%s: the management cluster does not serve %s; install Flux's source-controller", src, src.Kind)
+	case apierrors.IsForbidden(err) || tenancy.IsRefused(err):
+		return nil, fmt.Errorf("reading %s%s: %w", src, rd.As(), err)
 	case err != nil:
 		// No artifact yet comes here too: source-controller may still fetch it.
 		return nil, err
@@ -130,9 +140,9 @@ func unpack(src Source, tarball []byte, revision string, annotations map[string]
 }
 
 // fluxPolicySource reads the manifests under a policyRef's path in a Flux source's artifact.
-func fluxPolicySource(ctx context.Context, c client.Reader, ref configv1beta1.PolicyRef, cs *configv1beta1.ClusterSummary) (Source, error) {
+func fluxPolicySource(ctx context.Context, rd tenancy.Readers, ref configv1beta1.PolicyRef, cs *configv1beta1.ClusterSummary) (Source, error) {
 	src := Source{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name}
-	a, err := ReadArtifact(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, cs)
+	a, err := ReadArtifact(ctx, rd, ref.Kind, ref.Namespace, ref.Name, ref.Optional, cs)
 	if err != nil || a == nil {
 		return src, err
 	}

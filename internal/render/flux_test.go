@@ -32,6 +32,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // artifactTarball packs files as source-controller does: a gzip-compressed tar archive.
@@ -82,7 +83,7 @@ func TestPolicySourcesFromFrozenArtifacts(t *testing.T) {
 		"a summary's frozen content": policySummary(configv1beta1.PolicyRef{Kind: "GitRepository", Namespace: "src", Name: "repo", Path: "deploy"},
 			map[string]string{"GitRepository src/repo": "repo-0123456789"}),
 	} {
-		sources, err := PolicySources(context.Background(), c, cs)
+		sources, err := PolicySources(context.Background(), tenancy.Admin(c), cs)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -101,26 +102,26 @@ func TestPolicySourcesFromFrozenArtifacts(t *testing.T) {
 func TestPolicySourcesFromArtifactsRefused(t *testing.T) {
 	ref := configv1beta1.PolicyRef{Kind: "ConfigMap", Namespace: "src", Name: "repo-0123456789", Path: "missing"}
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(artifactCopy(t, nil)).Build()
-	_, err := PolicySources(context.Background(), c, policySummary(ref, nil))
+	_, err := PolicySources(context.Background(), tenancy.Admin(c), policySummary(ref, nil))
 	if !IsPermanent(err) || !strings.Contains(err.Error(), `"missing"`) || !strings.Contains(err.Error(), "main@sha1:aaa") {
 		t.Errorf("a path the artifact lacks: %v; want a permanent error naming the path and the revision", err)
 	}
 
 	ref.Path = "deploy"
 	c = fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(artifactCopy(t, map[string]string{libv1beta1.PolicyLuaAnnotation: "ok"})).Build()
-	_, err = PolicySources(context.Background(), c, policySummary(ref, nil))
+	_, err = PolicySources(context.Background(), tenancy.Admin(c), policySummary(ref, nil))
 	if !IsPermanent(err) || !strings.Contains(err.Error(), "Lua script") {
 		t.Errorf("a Lua source: %v; want it refused by name", err)
 	}
 
 	live := configv1beta1.PolicyRef{Kind: "GitRepository", Namespace: "src", Name: "absent"}
 	c = fake.NewClientBuilder().WithScheme(scheme.New()).Build()
-	_, err = PolicySources(context.Background(), c, policySummary(live, nil))
+	_, err = PolicySources(context.Background(), tenancy.Admin(c), policySummary(live, nil))
 	if err == nil || IsPermanent(err) || !strings.Contains(err.Error(), "GitRepository src/absent does not exist") {
 		t.Errorf("a missing source: %v; want a retried error saying so", err)
 	}
 	live.Optional = true
-	if sources, err := PolicySources(context.Background(), c, policySummary(live, nil)); err != nil || sources[0].Data != nil {
+	if sources, err := PolicySources(context.Background(), tenancy.Admin(c), policySummary(live, nil)); err != nil || sources[0].Data != nil {
 		t.Errorf("a missing optional source: %v, %v; want nothing to deploy", sources, err)
 	}
 }

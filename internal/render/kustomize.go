@@ -22,13 +22,13 @@ import (
 	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // KustomizeKey is the key of a kustomizationRef's ConfigMap or Secret that holds the
@@ -49,8 +49,8 @@ type Kustomization struct {
 }
 
 // readArtifact reads the artifact of a kustomizationRef to a Flux source.
-func (k *Kustomization) readArtifact(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) error {
-	a, err := ReadArtifact(ctx, c, k.Ref.Kind, k.Ref.Namespace, k.Ref.Name, k.Ref.Optional, cs)
+func (k *Kustomization) readArtifact(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) error {
+	a, err := ReadArtifact(ctx, rd, k.Ref.Kind, k.Ref.Namespace, k.Ref.Name, k.Ref.Optional, cs)
 	if err != nil {
 		return err
 	}
@@ -68,8 +68,8 @@ func (k *Kustomization) readArtifact(ctx context.Context, c client.Reader, cs *c
 // Kustomizations reads what the summary's kustomizationRefs name (a ConfigMap or Secret holding a
 // tarball, or a Flux source's artifact) and their valuesFrom, in order. Remote URLs are refused
 // by name.
-func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Kustomization, error) {
-	in := newInstantiator(ctx, c, cs)
+func Kustomizations(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) ([]Kustomization, error) {
+	in := newInstantiator(ctx, rd, cs)
 	var out []Kustomization
 	for _, ref := range cs.Spec.ClusterProfileSpec.KustomizationRefs {
 		switch {
@@ -83,7 +83,7 @@ func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.Clus
 		k := Kustomization{Ref: ref}
 		var err error
 		if !fluxsource.IsKind(ref.Kind) {
-			k.Source, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, false, in)
+			k.Source, err = readSource(ctx, ref.Kind, ref.Namespace, ref.Name, ref.Optional, false, in)
 		}
 		if err != nil {
 			return nil, err
@@ -94,12 +94,12 @@ func Kustomizations(ctx context.Context, c client.Reader, cs *configv1beta1.Clus
 			if k.Ref.Namespace, k.Ref.Name, err = in.reference(ref.Kind+" "+ref.Name, ref.Namespace, ref.Name); err != nil {
 				return nil, err
 			}
-			if err := k.readArtifact(ctx, c, cs); err != nil {
+			if err := k.readArtifact(ctx, rd, cs); err != nil {
 				return nil, err
 			}
 		}
 		for _, vf := range ref.ValuesFrom {
-			src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
+			src, err := readSource(ctx, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, in)
 			if err != nil {
 				return nil, err
 			}

@@ -30,6 +30,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // tarOf packs files into a plain tar archive.
@@ -120,7 +121,7 @@ func TestPatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Patches(t.Context(), c, summaryWith(tt.spec), tt.inst)
+			got, err := Patches(t.Context(), tenancy.Admin(c), summaryWith(tt.spec), tt.inst)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
@@ -186,7 +187,7 @@ func TestKustomizeRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := summaryWith(configv1beta1.Spec{KustomizationRefs: tt.refs})
-			ks, err := Kustomizations(t.Context(), c, cs)
+			ks, err := Kustomizations(t.Context(), tenancy.Admin(c), cs)
 			if err == nil {
 				r, l, kerr := KustomizeRequests(cs, ks, nil, mark)
 				err = kerr

@@ -24,13 +24,13 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Instantiate turns text that may be a Go template into what one cluster gets. A nil
@@ -68,7 +68,7 @@ func (s Source) isTemplate() bool {
 // writes it: a "patch" and an optional "target". The patches of spec.patches, and those of
 // sources annotated projectsveltos.io/template, are instantiated first. Every patch is parsed
 // here, so that a bad one fails the features before anything is rendered.
-func Patches(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary, inst Instantiate) ([]kustomize.Patch, error) {
+func Patches(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary, inst Instantiate) ([]kustomize.Patch, error) {
 	spec := &cs.Spec.ClusterProfileSpec
 	var out []kustomize.Patch
 	for i, p := range spec.Patches {
@@ -80,7 +80,7 @@ func Patches(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumm
 		out = append(out, kustomize.Patch{Text: text, Target: p.Target, Source: what})
 	}
 	for _, vf := range spec.PatchesFrom {
-		src, err := readSource(ctx, c, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, newInstantiator(ctx, c, cs))
+		src, err := readSource(ctx, vf.Kind, vf.Namespace, vf.Name, vf.Optional, false, newInstantiator(ctx, rd, cs))
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Source is the content of a ConfigMap, Secret or Flux source a profile refers to: its data,
@@ -70,9 +71,10 @@ func (s Source) sortedKeys() []string {
 // (in resolves it). A Secret deployed by policyRefs must have the type
 // reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
 //
-// copies maps references onto the frozen copies to read instead (see package freeze); a copy
-// that is gone reads as its original. Messages and hashes name the original either way.
-func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, in *instantiator) (Source, error) {
+// The instantiator's copies map references onto the frozen copies to read instead (see package
+// freeze), which the controller reads; a copy that is gone reads as its original, which the
+// profile's tenant reads. Messages and hashes name the original either way.
+func readSource(ctx context.Context, kind, namespace, name string, optional, profileContent bool, in *instantiator) (Source, error) {
 	namespace, name, err := in.reference(kind+" "+name, namespace, name)
 	if err != nil {
 		return Source{Kind: kind, Namespace: namespace, Name: name}, err
@@ -82,12 +84,12 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	get := func(obj client.Object) error {
 		if cp, ok := copies[freeze.Ref{Kind: kind, Namespace: namespace, Name: name}]; ok {
-			err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
+			err := in.rd.Controller.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
 			if !apierrors.IsNotFound(err) {
 				return err
 			}
 		}
-		return c.Get(ctx, key, obj)
+		return in.rd.Referenced().Get(ctx, key, obj)
 	}
 	annotations := func(obj client.Object) {
 		src.Template, src.Lua = tpl.IsTemplate(obj.GetAnnotations()), tpl.IsLua(obj.GetAnnotations())
@@ -133,7 +135,7 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 		return src, fmt.Errorf("%s does not exist", src)
 	}
 	if err != nil {
-		return src, fmt.Errorf("reading %s: %w", src, err)
+		return src, fmt.Errorf("reading %s%s: %w", src, in.rd.As(), err)
 	}
 	return src, nil
 }
@@ -142,9 +144,9 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 // policyRefs name, in order. The content of ConfigMaps and Secrets annotated
 // projectsveltos.io/template is instantiated for the cluster, key by key; content made by a Lua
 // script (projectsveltos.io/lua) is refused.
-func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) ([]Source, error) {
+func PolicySources(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) ([]Source, error) {
 	var out []Source
-	in := newInstantiator(ctx, c, cs)
+	in := newInstantiator(ctx, rd, cs)
 	for _, ref := range cs.Spec.ClusterProfileSpec.PolicyRefs {
 		var src Source
 		var err error
@@ -155,13 +157,13 @@ func PolicySources(ctx context.Context, c client.Reader, cs *configv1beta1.Clust
 		case fluxsource.IsKind(ref.Kind):
 			// Its name and namespace may be templates of the cluster, as for a ConfigMap.
 			if ref.Namespace, ref.Name, err = in.reference(ref.Kind+" "+ref.Name, ref.Namespace, ref.Name); err == nil {
-				src, err = fluxPolicySource(ctx, c, ref, cs)
+				src, err = fluxPolicySource(ctx, rd, ref, cs)
 			}
 		default:
-			src, err = readSource(ctx, c, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
+			src, err = readSource(ctx, ref.Kind, ref.Namespace, ref.Name, ref.Optional, true, in)
 			if err == nil && src.artifact {
 				// A promotion's stage refers to the frozen artifact of a Flux source itself.
-				src, err = fluxPolicySource(ctx, c, ref, cs)
+				src, err = fluxPolicySource(ctx, rd, ref, cs)
 			}
 		}
 		if err != nil {

@@ -27,6 +27,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // permanentError marks a failure that retrying the same configuration cannot fix.
@@ -40,7 +41,7 @@ func permanent(err error) error { return permanentError{err} }
 // invalid or unsupported content, as opposed to content that may yet be created.
 func IsPermanent(err error) bool {
 	var perm permanentError
-	return errors.As(err, &perm)
+	return errors.As(err, &perm) || tenancy.IsRefused(err)
 }
 
 // SummaryOwner identifies a summary's content of one feature on a cluster; deployers key their

@@ -28,6 +28,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // instantiator runs a summary's templates. It reads the cluster object, live, and the objects
@@ -35,7 +36,7 @@ import (
 // first time a template needs them: a summary without templates reads neither.
 type instantiator struct {
 	ctx    context.Context
-	c      client.Reader
+	rd     tenancy.Readers
 	cs     *configv1beta1.ClusterSummary
 	copies map[freeze.Ref]string
 
@@ -43,15 +44,15 @@ type instantiator struct {
 	data    *tpl.Data // the cluster and the templateResourceRefs objects
 }
 
-func newInstantiator(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) *instantiator {
-	return &instantiator{ctx: ctx, c: c, cs: cs, copies: freeze.Decode(cs.Spec.FrozenContent)}
+func newInstantiator(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) *instantiator {
+	return &instantiator{ctx: ctx, rd: rd, cs: cs, copies: freeze.Decode(cs.Spec.FrozenContent)}
 }
 
 // SummaryInstantiate is the Instantiate of a summary's patches and Kustomize values: Sveltos
 // templates over its cluster and the objects of its templateResourceRefs, read once and only
 // when a text is a template.
-func SummaryInstantiate(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSummary) Instantiate {
-	in := newInstantiator(ctx, c, cs)
+func SummaryInstantiate(ctx context.Context, rd tenancy.Readers, cs *configv1beta1.ClusterSummary) Instantiate {
+	in := newInstantiator(ctx, rd, cs)
 	return func(text string) (string, error) { return in.instantiate("template", text) }
 }
 
@@ -66,7 +67,7 @@ func (in *instantiator) clusterData() (tpl.Data, error) {
 			spec.ClusterNamespace, spec.ClusterName))
 	}
 	cluster := &libv1beta1.SveltosCluster{}
-	if err := in.c.Get(in.ctx, client.ObjectKey{Namespace: spec.ClusterNamespace, Name: spec.ClusterName}, cluster); err != nil {
+	if err := in.rd.Controller.Get(in.ctx, client.ObjectKey{Namespace: spec.ClusterNamespace, Name: spec.ClusterName}, cluster); err != nil {
 		return tpl.Data{}, fmt.Errorf("templates: reading SveltosCluster %s/%s: %w", spec.ClusterNamespace, spec.ClusterName, err)
 	}
 	// The typed object read from a cache has no apiVersion and kind; templates may print them.
@@ -154,16 +155,16 @@ func (in *instantiator) templateObject(t *configv1beta1.TemplateResourceRef) (*u
 	var u *unstructured.Unstructured
 	if cp, ok := in.copies[ref]; ok {
 		// A copy that is gone reads as its original.
-		if u, err = freeze.ReadObject(in.ctx, in.c, freeze.ObjectRef("v1", "Secret", namespace, cp)); err != nil {
+		if u, err = freeze.ReadObject(in.ctx, in.rd.Controller, freeze.ObjectRef("v1", "Secret", namespace, cp)); err != nil {
 			return nil, fmt.Errorf("%s: reading the copy of %s: %w", what, ref, err)
 		}
 	}
 	if u == nil {
-		if u, err = freeze.ReadObject(in.ctx, in.c, ref); err != nil {
+		if u, err = freeze.ReadObject(in.ctx, in.rd.Referenced(), ref); err != nil {
 			if meta.IsNoMatchError(err) {
 				return nil, permanent(fmt.Errorf("%s: kind %s is not served by the management cluster", what, ref.Kind))
 			}
-			return nil, fmt.Errorf("%s: reading %s %s/%s: %w", what, t.Resource.Kind, namespace, name, err)
+			return nil, fmt.Errorf("%s: reading %s %s/%s%s: %w", what, t.Resource.Kind, namespace, name, in.rd.As(), err)
 		}
 	}
 	if u == nil {

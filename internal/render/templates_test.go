@@ -32,6 +32,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 func templateWorld(objs ...client.Object) client.Client {
@@ -101,7 +102,7 @@ gone: {{ if getResource "gone" }}yes{{ else }}none{{ end }}`,
 		t.Run(tc.name, func(t *testing.T) {
 			cs := templatedSummary(configv1beta1.Spec{TemplateResourceRefs: refs,
 				HelmCharts: []configv1beta1.HelmChart{{ReleaseName: "web", Values: tc.values, ValuesFrom: tc.valuesRef}}})
-			charts, err := Charts(ctx, templateWorld(tc.extra...), cs)
+			charts, err := Charts(ctx, tenancy.Admin(templateWorld(tc.extra...)), cs)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tc.wantErr)
@@ -128,13 +129,13 @@ func TestTemplateResourceErrors(t *testing.T) {
 	missing := []configv1beta1.TemplateResourceRef{{Identifier: "x", Resource: corev1.ObjectReference{Kind: "ConfigMap", Name: "nothing"}}}
 	cs := templatedSummary(configv1beta1.Spec{TemplateResourceRefs: missing,
 		HelmCharts: []configv1beta1.HelmChart{{ReleaseName: "web", Values: "a: {{ .ClusterName }}"}}})
-	_, err := Charts(ctx, templateWorld(), cs)
+	_, err := Charts(ctx, tenancy.Admin(templateWorld()), cs)
 	if err == nil || !strings.Contains(err.Error(), `templateResourceRefs "x": ConfigMap fleet/nothing does not exist`) || IsPermanent(err) {
 		t.Errorf("missing object: %v (permanent %v)", err, IsPermanent(err))
 	}
 	// Without a template, nothing is read.
 	cs.Spec.ClusterProfileSpec.HelmCharts[0].Values = "a: 1"
-	if _, err := Charts(ctx, templateWorld(), cs); err != nil {
+	if _, err := Charts(ctx, tenancy.Admin(templateWorld()), cs); err != nil {
 		t.Errorf("plain values: %v", err)
 	}
 }
@@ -145,7 +146,7 @@ func TestPolicySourcesInstantiate(t *testing.T) {
 		Data: map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .ClusterName }}', namespace: default}\ndata: {color: {{ .MgmtResources.cfg.data.color }}}\n"}}
 	cs := templatedSummary(configv1beta1.Spec{TemplateResourceRefs: refs,
 		PolicyRefs: []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "fleet", Name: "content"}}})
-	sources, err := PolicySources(ctx, templateWorld(content), cs)
+	sources, err := PolicySources(ctx, tenancy.Admin(templateWorld(content)), cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestPolicySourcesInstantiate(t *testing.T) {
 		t.Errorf("instantiated content = %s", got)
 	}
 	content.Data["cm.yaml"] = "{{ if }}"
-	_, err = PolicySources(ctx, templateWorld(content), cs)
+	_, err = PolicySources(ctx, tenancy.Admin(templateWorld(content)), cs)
 	if err == nil || !strings.Contains(err.Error(), "template: ConfigMap fleet/content key cm.yaml:1: missing value for if") || !IsPermanent(err) {
 		t.Errorf("syntax error: %v", err)
 	}
@@ -166,7 +167,7 @@ func TestTemplateReadsFrozenCopy(t *testing.T) {
 	spec := configv1beta1.Spec{TemplateResourceRefs: []configv1beta1.TemplateResourceRef{
 		{Identifier: "cfg", Resource: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "fleet", Name: "settings"}}},
 		HelmCharts: []configv1beta1.HelmChart{{ReleaseName: "web", Values: `color: {{ (getResource "cfg").data.color }}`}}}
-	contents, err := freeze.ReadSpec(ctx, c, &spec)
+	contents, err := freeze.ReadSpec(ctx, tenancy.Admin(c), &spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestTemplateReadsFrozenCopy(t *testing.T) {
 	}
 	color := func(cs *configv1beta1.ClusterSummary) any {
 		t.Helper()
-		charts, err := Charts(ctx, c, cs)
+		charts, err := Charts(ctx, tenancy.Admin(c), cs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +216,7 @@ func TestChartFieldsInstantiate(t *testing.T) {
 	cs := templatedSummary(configv1beta1.Spec{TemplateResourceRefs: refs, HelmCharts: []configv1beta1.HelmChart{{
 		ReleaseName: "web-{{ .Cluster.metadata.labels.env }}", ReleaseNamespace: "web", RepositoryURL: "https://charts.example/",
 		ChartName: "example/web", ChartVersion: "{{- index (getResource `cfg`).data `color` -}}"}}})
-	charts, err := Charts(context.Background(), templateWorld(), cs)
+	charts, err := Charts(context.Background(), tenancy.Admin(templateWorld()), cs)
 	if err != nil {
 		t.Fatal(err)
 	}

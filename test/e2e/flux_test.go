@@ -39,6 +39,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/render"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/gitserver"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -156,7 +157,7 @@ func TestFluxOCIRepositoryArtifact(t *testing.T) {
 	ref := configv1beta1.PolicyRef{Kind: sourcev1.OCIRepositoryKind, Namespace: ns, Name: repo.Name, Path: "cert-manager/crds"}
 	cs.Spec.ClusterProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{ref}
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
-		sources, err := render.PolicySources(ctx, c, cs)
+		sources, err := render.PolicySources(ctx, tenancy.Admin(c), cs)
 		if err != nil {
 			return err
 		}

@@ -40,10 +40,10 @@ import (
 // that names none is refused.
 func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	t.Parallel()
-	const ns, sa = "e2e-tenant", "deployer"
+	// The controller may impersonate ServiceAccounts of the tenant namespaces only.
+	const ns, sa = "tenant-a", "e2e-local-deployer"
 	c := testenv.Client(t)
 	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}},
 		// ConfigMaps in its own namespace only (and reading namespaces, which deploying checks).
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}, Rules: []rbacv1.PolicyRule{
@@ -70,20 +70,21 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 
 	tenant := map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
 	local := func(name, content string, labels map[string]string) {
-		createConfigMap(t, name, map[string]string{"cm.yaml": content})
+		// In the tenant's namespace: a tenant's profile reads its content as its ServiceAccount.
+		createConfigMapIn(t, ns, name, map[string]string{"cm.yaml": content})
 		p := sveltosProfile(name, map[string]string{"env": "dev"})
 		p.Labels = labels
-		ref := configMapRef(name)
+		ref := configv1beta1.PolicyRef{Kind: "ConfigMap", Namespace: ns, Name: name}
 		ref.DeploymentType = configv1beta1.DeploymentTypeLocal
 		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{ref}
 		createProfile(t, p)
 	}
-	local("e2e-local-allowed", configMapManifest(ns, "from-profile", "v1"), tenant)
+	local("e2e-local-allowed", configMapManifest(ns, "e2e-local-from-profile", "v1"), tenant)
 	local("e2e-local-forbidden", configMapManifest("default", "tenant-content", "v1"), tenant)
-	local("e2e-local-anonymous", configMapManifest(ns, "anonymous", "v1"), nil)
+	local("e2e-local-anonymous", configMapManifest(ns, "e2e-local-anon-object", "v1"), nil)
 
 	expectFeature(t, "e2e-local-allowed", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
-	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "from-profile"}, &corev1.ConfigMap{}); err != nil {
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "e2e-local-from-profile"}, &corev1.ConfigMap{}); err != nil {
 		t.Errorf("the allowed content is not on the management cluster: %v", err)
 	}
 	failure := func(profile string, wants ...string) {
@@ -107,9 +108,9 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 			return fmt.Errorf("%s has not failed: %+v", profile, cs.Status.FeatureSummaries)
 		})
 	}
-	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:e2e-tenant:deployer")
+	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:"+ns+":"+sa)
 	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
-	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "anonymous"}} {
+	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anon-object"}} {
 		if err := c.Get(t.Context(), key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s was deployed (%v)", key, err)
 		}

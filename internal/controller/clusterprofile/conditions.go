@@ -33,6 +33,8 @@ const (
 	reasonProvisioned = "Provisioned"
 	reasonRollingOut  = "RollingOut"
 	reasonValid       = "SpecValid"
+	// reasonUnreadable: content the profile references could not be read; retried.
+	reasonUnreadable = "ContentUnreadable"
 	// reasonNamespaceIgnored: a Profile's reference named another namespace (an Event only).
 	reasonNamespaceIgnored = "NamespaceIgnored"
 )
@@ -49,6 +51,9 @@ func (r *Reconciler) summarise(ps *pass) {
 	case ps.invalid != "":
 		setCondition(ps, configv1beta1.ProfileStalledCondition, metav1.ConditionTrue, reasonInvalidSpec, ps.invalid)
 		setCondition(ps, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonInvalidSpec, ps.invalid)
+	case ps.unreadable != "":
+		// Nothing new is rolled out; what the summaries deploy stays as it is.
+		setCondition(ps, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse, reasonUnreadable, ps.unreadable)
 	case ps.rolledOut:
 		note := listingNote(ps, *ps.counts, bound)
 		if ps.held && !ps.wave.Done() {
@@ -56,6 +61,7 @@ func (r *Reconciler) summarise(ps *pass) {
 		}
 		setReady(ps, note)
 		r.warned.Clear(ps.profile.GetUID(), reasonInvalidSpec)
+		r.warned.Clear(ps.profile.GetUID(), reasonUnreadable)
 	}
 	boundLists(ps.status, *ps.counts, bound)
 }
@@ -66,6 +72,14 @@ func (r *Reconciler) warnInvalid(ps *pass, msg string) {
 	c := meta.FindStatusCondition(ps.status.Conditions, configv1beta1.ProfileStalledCondition)
 	if (c == nil || c.Status != metav1.ConditionTrue || c.Message != msg) && r.warned.New(ps.profile.GetUID(), reasonInvalidSpec, msg) {
 		r.recorder.Eventf(ps.profile, nil, corev1.EventTypeWarning, reasonInvalidSpec, "Validate", "%s", msg)
+	}
+}
+
+// warnUnreadable emits a Warning Event about content that could not be read, each time the
+// message is new.
+func (r *Reconciler) warnUnreadable(ps *pass) {
+	if r.warned.New(ps.profile.GetUID(), reasonUnreadable, ps.unreadable) {
+		r.recorder.Eventf(ps.profile, nil, corev1.EventTypeWarning, reasonUnreadable, "Freeze", "%s", ps.unreadable)
 	}
 }
 

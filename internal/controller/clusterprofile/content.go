@@ -20,13 +20,20 @@ import (
 	"context"
 	"errors"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
+
+// unreadableError is content the profile references that could not be read.
+type unreadableError struct{ error }
+
+func (e unreadableError) Unwrap() error { return e.error }
 
 func owner(profile configv1beta1.ProfileObj) freeze.Owner {
 	return freeze.Owner{Object: profile, Kind: configv1beta1.ProfileFamilyOf(profile).Kind()}
@@ -44,15 +51,24 @@ func (r *Reconciler) freezePhase(ctx context.Context, ps *pass) error {
 		return errHalt
 	}
 	var tooLarge *fluxsource.TooLargeError
-	if errors.As(err, &tooLarge) {
-		// A Flux source's artifact that cannot be kept: no retry helps, a new artifact does.
+	if errors.As(err, &tooLarge) || tenancy.IsRefused(err) {
+		// A Flux source's artifact that cannot be kept, or a read the tenant model refuses (tenant
+		// labels that name nobody valid, a Profile reaching out of its namespace): no retry helps,
+		// a new artifact or spec does.
 		ps.invalid = err.Error()
 		r.warnInvalid(ps, ps.invalid)
 		return errHalt
 	}
+	var unreadable unreadableError
+	if errors.As(err, &unreadable) {
+		// The tenant may be granted the read later: retried with backoff, and said meanwhile.
+		ps.unreadable = err.Error()
+		r.warnUnreadable(ps)
+	}
 	if err != nil {
 		return err
 	}
+	r.unreadable.Reset(ps.profile.GetUID())
 	ps.frozen, ps.content = frozen, freeze.Encode(frozen)
 	return nil
 }
@@ -69,9 +85,17 @@ func (r *Reconciler) collectPhase(ctx context.Context, ps *pass) error {
 // References to copies made already (a promotion's stage profile refers to those) stay as
 // they are.
 func (r *Reconciler) freezeContent(ctx context.Context, profile configv1beta1.ProfileObj) (map[freeze.Ref]string, error) {
-	contents, err := freeze.ReadSpec(ctx, r.client, profile.ProfileSpec())
+	promotion := ""
+	if ref := metav1.GetControllerOf(profile); ref != nil && ref.Kind == "ClusterPromotion" {
+		promotion = ref.Name
+	}
+	rd, err := r.tenants.Of(ctx, profile, configv1beta1.ProfileFamilyOf(profile).Namespaced, promotion, freeze.PromotionCopies(promotion))
 	if err != nil {
 		return nil, err
+	}
+	contents, err := freeze.ReadSpec(ctx, rd, profile.ProfileSpec())
+	if err != nil {
+		return nil, unreadableError{err}
 	}
 	return freeze.Ensure(ctx, r.client, r.client.Scheme(), owner(profile), contents)
 }

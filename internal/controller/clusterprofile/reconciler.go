@@ -43,6 +43,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Options tune the ClusterProfile controller. The zero value gives the defaults.
@@ -52,6 +53,9 @@ type Options struct {
 	// MaxListedClusters is how many clusters each list of a profile's status names; zero means
 	// DefaultMaxListedClusters.
 	MaxListedClusters int
+	// Tenants reads what a tenant's profile references as its ServiceAccount; nil means one
+	// made from Client, which refuses every tenant with a ServiceAccount.
+	Tenants *tenancy.Tenants
 }
 
 // Reconciler holds what the ClusterProfile and Profile controllers share. SetupWithManager
@@ -63,6 +67,9 @@ type Reconciler struct {
 	informers cache.Informers
 	maxListed int
 	warned    patch.Warnings
+	tenants   *tenancy.Tenants
+	// unreadable paces the retries of profiles whose content cannot be read.
+	unreadable tenancy.Retries
 }
 
 // kindReconciler reconciles the profiles of one family.
@@ -73,7 +80,11 @@ type kindReconciler struct {
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
 func NewReconciler(opts Options) *Reconciler {
-	return &Reconciler{client: opts.Client, maxListed: opts.MaxListedClusters}
+	r := &Reconciler{client: opts.Client, maxListed: opts.MaxListedClusters, tenants: opts.Tenants}
+	if r.tenants == nil && r.client != nil {
+		r.tenants = tenancy.New(r.client, nil)
+	}
+	return r
 }
 
 // retryAfter is how soon a profile whose summaries could not all be written is retried.
@@ -109,7 +120,10 @@ type pass struct {
 
 	// invalid says why the spec cannot be rolled out as written; limit is maxUpdate resolved.
 	invalid string
-	limit   int
+	// unreadable says why the content the profile references could not be read (the tenant
+	// may not, say); the pass is retried.
+	unreadable string
+	limit      int
 
 	// frozen names the copies of the content the profile reads, and content encodes them.
 	frozen  map[freeze.Ref]string
@@ -161,6 +175,9 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 			sw.NotObserved()
 		}
 		return ctrl.Result{}, nil
+	case ps.unreadable != "":
+		// The content may become readable without any event here (a RoleBinding granted).
+		return ctrl.Result{RequeueAfter: r.unreadable.Next(profile.GetUID())}, nil
 	case err != nil:
 		return ctrl.Result{}, err
 	case ps.retry:
@@ -225,6 +242,7 @@ func namespaceNote(ps *pass) string {
 // reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
 func (r *kindReconciler) reconcileDelete(ctx context.Context, profile configv1beta1.ProfileObj) (ctrl.Result, error) {
 	r.warned.Forget(profile.GetUID())
+	r.unreadable.Reset(profile.GetUID())
 	remaining, err := r.deleteStaleSummaries(ctx, r.family, profile, nil)
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err

@@ -36,6 +36,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // SetupWithManager completes the reconciler from mgr and registers two controllers,
@@ -44,6 +45,9 @@ import (
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.client == nil {
 		r.client = mgr.GetClient()
+	}
+	if r.tenants == nil {
+		r.tenants = tenancy.New(r.client, nil)
 	}
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterprofile-controller")
 	r.informers = mgr.GetCache()

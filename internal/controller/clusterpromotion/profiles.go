@@ -107,6 +107,14 @@ func (r *Reconciler) writeStageProfile(ctx context.Context, p *configv1beta1.Clu
 			profile.Annotations = map[string]string{}
 		}
 		profile.Labels[configv1beta1.PromotionNameLabel] = p.Name
+		// A tenant's promotion has its tenant's stage profiles: they read and deploy as it.
+		for _, l := range []string{configv1beta1.ServiceAccountNameLabel, configv1beta1.ServiceAccountNamespaceLabel} {
+			if v, ok := p.Labels[l]; ok {
+				profile.Labels[l] = v
+			} else {
+				delete(profile.Labels, l)
+			}
+		}
 		profile.Annotations[configv1beta1.StageNameAnnotation] = stage.Name
 		setSpec(profile)
 		return controllerutil.SetControllerReference(p, profile, r.client.Scheme())
@@ -294,6 +302,7 @@ func (r *Reconciler) ownedProfiles(ctx context.Context, p *configv1beta1.Cluster
 // summaries withdraw the content — unless preserveClusterProfilesOnDelete keeps them.
 func (r *Reconciler) reconcileDelete(ctx context.Context, p *configv1beta1.ClusterPromotion) (ctrl.Result, error) {
 	r.warned.Forget(p.UID)
+	r.unreadable.Reset(p.UID)
 	profiles, err := r.ownedProfiles(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err

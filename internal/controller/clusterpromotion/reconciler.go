@@ -49,6 +49,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Options tune the ClusterPromotion controller. The zero value gives the defaults.
@@ -57,6 +58,9 @@ type Options struct {
 	Client client.Client
 	// Now is the clock of the rollout decisions (soaks, windows, deadlines); nil means time.Now.
 	Now func() time.Time
+	// Tenants reads what a tenant's promotion references as its ServiceAccount; nil means one
+	// made from Client, which refuses every tenant with a ServiceAccount.
+	Tenants *tenancy.Tenants
 }
 
 // Reconciler reconciles ClusterPromotions. NewReconciler makes one; SetupWithManager completes it.
@@ -69,13 +73,19 @@ type Reconciler struct {
 	// informers hold the fleet's clusters and summaries, read in place; set up with the manager.
 	informers cache.Informers
 	warned    patch.Warnings
+	tenants   *tenancy.Tenants
+	// unreadable paces the retries of promotions whose content their tenant may not read.
+	unreadable tenancy.Retries
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
 func NewReconciler(opts Options) *Reconciler {
-	r := &Reconciler{client: opts.Client, now: opts.Now}
+	r := &Reconciler{client: opts.Client, now: opts.Now, tenants: opts.Tenants}
 	if r.now == nil {
 		r.now = time.Now
+	}
+	if r.tenants == nil && r.client != nil {
+		r.tenants = tenancy.New(r.client, nil)
 	}
 	return r
 }
@@ -87,6 +97,9 @@ func NewReconciler(opts Options) *Reconciler {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.client == nil {
 		r.client = mgr.GetClient()
+	}
+	if r.tenants == nil {
+		r.tenants = tenancy.New(r.client, nil)
 	}
 	r.informers = mgr.GetCache()
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clusterpromotion-controller")

@@ -24,26 +24,41 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // contentPhase reads what the promotion's version reads from the management cluster, and
 // hashes the version.
 func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
 	spec := ps.p.Spec.ProfileSpec.ToSpec(libv1beta1.Selector{})
-	contents, err := freeze.ReadSpec(ctx, r.client, &spec, stageRefs(ps.p)...)
+	// A promotion with tenant labels is its tenant's: what it reads, it reads as the tenant.
+	rd, err := r.tenants.Of(ctx, ps.p, false, "", nil)
+	var contents []freeze.Content
+	if err == nil {
+		contents, err = freeze.ReadSpec(ctx, rd, &spec, stageRefs(ps.p)...)
+	}
 	var unserved freeze.UnservedError
-	if errors.As(err, &unserved) {
+	if errors.As(err, &unserved) || tenancy.IsRefused(err) {
 		// Nothing to retry until the spec or the management cluster changes; the promotion says so.
-		ps.invalid = unserved.Error()
+		ps.invalid = err.Error()
+		return errHalt
+	}
+	if apierrors.IsForbidden(err) {
+		// The tenant may be granted the read later, which no watch sees: Ready says why, and
+		// the promotion is tried again on a timer.
+		ps.err = err
+		ps.requeueAfter(r.unreadable.Next(ps.p.UID))
 		return errHalt
 	}
 	if err != nil {
 		return err
 	}
+	r.unreadable.Reset(ps.p.UID)
 	ps.contents = contents
 	ps.profileHash, ps.stagesHash = hashes(ps.p, contents)
 	if freeze.Polled(freeze.SpecRefs(&spec)) {

@@ -41,7 +41,7 @@ func (d *deployment) helm(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureHelm)
-	inputs, err := render.Charts(ctx, d.r.client, d.cs)
+	inputs, err := render.Charts(ctx, d.rd, d.cs)
 	for _, in := range inputs {
 		d.secretValues = d.secretValues.Join(in.Secrets)
 	}
@@ -120,7 +120,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 		}
 		start := time.Now()
 		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
-			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore))
+			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore), d.chartSecrets())
 		err = d.secretValues.Hide(err)
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
@@ -181,7 +181,7 @@ func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSumma
 	var plans []helm.Plan
 	for _, in := range inputs {
 		plan, err := d.r.helm.DryRun(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), in.Chart, in.Values, render.ChartPatches(d.patchList),
-			render.ChartMetadata(d.spec()))
+			render.ChartMetadata(d.spec()), d.chartSecrets())
 		if err != nil {
 			d.fail(f, hash, err)
 			return
@@ -189,6 +189,12 @@ func (d *deployment) planHelm(ctx context.Context, f *configv1beta1.FeatureSumma
 		plans = append(plans, plan)
 	}
 	d.reportHelmDryRun(ctx, f, hash, plans)
+}
+
+// chartSecrets reads the Secrets a chart names (registry credentials, keys) as the profile's
+// tenant.
+func (d *deployment) chartSecrets() helm.DeployOption {
+	return helm.SecretsFrom(d.rd.Referenced(), d.rd.As())
 }
 
 // chartOf rebuilds the part of a HelmChart that uninstalling needs from a release summary.

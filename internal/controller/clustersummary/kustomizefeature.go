@@ -37,7 +37,7 @@ func (d *deployment) kustomize(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureKustomize)
-	ks, err := render.Kustomizations(ctx, d.r.client, d.cs)
+	ks, err := render.Kustomizations(ctx, d.rd, d.cs)
 	for _, k := range ks {
 		d.secretValues = d.secretValues.With(k.ValuesFrom...)
 	}
@@ -63,7 +63,7 @@ func (d *deployment) kustomize(ctx context.Context) {
 // patches reads the profile's patches once per pass; every feature applies them.
 func (d *deployment) patches(ctx context.Context) ([]kustomize.Patch, error) {
 	if !d.patchesRead {
-		d.patchList, d.patchErr = render.Patches(ctx, d.r.client, d.cs, d.instantiate(ctx))
+		d.patchList, d.patchErr = render.Patches(ctx, d.rd, d.cs, d.instantiate(ctx))
 		d.patchesRead = true
 	}
 	return d.patchList, d.patchErr
@@ -71,7 +71,7 @@ func (d *deployment) patches(ctx context.Context) ([]kustomize.Patch, error) {
 
 // instantiate turns the profile's templates into this cluster's content.
 func (d *deployment) instantiate(ctx context.Context) render.Instantiate {
-	return render.SummaryInstantiate(ctx, d.r.client, d.cs)
+	return render.SummaryInstantiate(ctx, d.rd, d.cs)
 }
 
 // withPatches adds the patches to the parts of a feature's hash when there are any, so that

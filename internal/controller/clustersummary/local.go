@@ -17,32 +17,30 @@ limitations under the License.
 package clustersummary
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
-// tenants caches one impersonating connection to the management cluster per ServiceAccount.
-type tenants struct {
-	mu     sync.Mutex
-	byUser map[string]*fleet.Remote
-}
-
 // local returns the connection deploymentType Local content goes through: the management
-// cluster as the ServiceAccount the profile names, so that a profile can deploy there only what
-// that ServiceAccount may; or, if the controller was started with --local-deployment-as-controller,
-// as the controller itself.
+// cluster as the profile's tenant's ServiceAccount, so that a profile can deploy there only what
+// that ServiceAccount may; or, for a profile that names none, if the controller was started with
+// --local-deployment-as-controller, as the controller itself.
 func (d *deployment) local() (*fleet.Remote, error) {
 	if d.r.management == nil {
 		return nil, permanent(errors.New("deploymentType Local is not available: the controller has no connection to the management cluster"))
 	}
-	name, ns := d.cs.Labels[configv1beta1.ServiceAccountNameLabel], d.cs.Labels[configv1beta1.ServiceAccountNamespaceLabel]
+	tenant, _, err := configv1beta1.SummaryTenant(d.cs)
 	switch {
-	case name != "" && ns != "":
-		return d.r.tenant("system:serviceaccount:" + ns + ":" + name)
+	case err != nil:
+		return nil, permanent(err)
+	case tenant.User() != "":
+		return d.r.tenants.Remote(tenant.User())
 	case d.r.localAsController:
 		return d.r.management, nil
 	}
@@ -51,19 +49,11 @@ func (d *deployment) local() (*fleet.Remote, error) {
 		configv1beta1.ServiceAccountNameLabel, configv1beta1.ServiceAccountNamespaceLabel))
 }
 
-func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
-	r.tenants.mu.Lock()
-	defer r.tenants.mu.Unlock()
-	if t, ok := r.tenants.byUser[user]; ok {
-		return t, nil
-	}
-	t, err := r.management.Impersonating(user)
-	if err != nil {
-		return nil, err
-	}
-	if r.tenants.byUser == nil {
-		r.tenants.byUser = map[string]*fleet.Remote{}
-	}
-	r.tenants.byUser[user] = t
-	return t, nil
+// readers are the identities the summary's content is read with: its tenant's ServiceAccount
+// for what the profile references, the controller for its own frozen copies. A stage profile
+// of a promotion of the same tenant names the promotion's copies itself; those are the
+// controller's too.
+func (r *Reconciler) readers(ctx context.Context, cs *configv1beta1.ClusterSummary) (tenancy.Readers, error) {
+	promotion := cs.Labels[configv1beta1.PromotionNameLabel]
+	return r.tenants.Of(ctx, cs, cs.Labels[configv1beta1.ProfileNameLabel] != "", promotion, freeze.PromotionCopies(promotion))
 }

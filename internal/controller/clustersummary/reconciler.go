@@ -37,6 +37,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // Options tune the ClusterSummary controller. Clusters and Helm are required.
@@ -55,6 +56,9 @@ type Options struct {
 	// LocalAsController lets deploymentType Local content of a profile that names no
 	// ServiceAccount be deployed with the controller's own identity.
 	LocalAsController bool
+	// Tenants reads what a tenant's profile references as its ServiceAccount; nil means one
+	// made from Client and Management.
+	Tenants *tenancy.Tenants
 	// DriftInterval is how often ContinuousWithDriftDetection compares the cluster with what
 	// was deployed.
 	DriftInterval time.Duration
@@ -79,7 +83,7 @@ type Reconciler struct {
 	helm              *helm.Deployer
 	management        *fleet.Remote
 	localAsController bool
-	tenants           tenants
+	tenants           *tenancy.Tenants
 	clusters          clusterLocks
 	// driftInterval, healthInterval, notReadyInterval and concurrency are the Options'.
 	driftInterval    time.Duration
@@ -97,6 +101,7 @@ func NewReconciler(opts Options) *Reconciler {
 		helm:              opts.Helm,
 		management:        opts.Management,
 		localAsController: opts.LocalAsController,
+		tenants:           opts.Tenants,
 		driftInterval:     opts.DriftInterval,
 		healthInterval:    opts.HealthInterval,
 		notReadyInterval:  opts.NotReadyInterval,
@@ -172,6 +177,17 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 		cs.Status.FailureMessage = nil
 		return ctrl.Result{}, false, nil // a dependency's summary changing wakes this one
 	}
+	rd, err := r.readers(ctx, cs)
+	if err != nil {
+		// Tenant labels that name nobody valid: nothing is deployed until they are fixed.
+		msg := err.Error()
+		cs.Status.FailureMessage = &msg
+		r.recorder.Eventf(cs, nil, corev1.EventTypeWarning, "TenantRefused", "Deploy", "%s", msg)
+		if tenancy.IsRefused(err) {
+			return ctrl.Result{}, false, nil
+		}
+		return ctrl.Result{RequeueAfter: r.notReadyInterval}, false, nil
+	}
 	remote, err := r.fleet.Get(ctx, clusterRef(cs))
 	if err != nil {
 		msg := err.Error()
@@ -179,12 +195,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 		return ctrl.Result{RequeueAfter: r.notReadyInterval}, false, nil
 	}
 	cs.Status.FailureMessage = nil
-	return r.deploy(ctx, cs, remote), true, nil
+	return r.deploy(ctx, cs, remote, rd), true, nil
 }
 
 // deploy brings every feature in line with the spec and says when to look again.
-func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
-	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
+func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote, rd tenancy.Readers) ctrl.Result {
+	d := &deployment{r: r, cs: cs, remote: remote, rd: rd, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
 	if _, tenant, err := configv1beta1.SummaryTenant(cs); tenant || err != nil {
 		// A tenant's charts come only from where the tenant source policy allows.
 		ctx = helm.ForTenant(ctx)

@@ -32,6 +32,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/kustomize"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/render"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // deployment is one pass of deploying a summary's features to its cluster.
@@ -39,6 +40,8 @@ type deployment struct {
 	r      *Reconciler
 	cs     *configv1beta1.ClusterSummary
 	remote *fleet.Remote
+	// rd reads the content the summary references, as its tenant (see readers).
+	rd tenancy.Readers
 	// previous are the releases the status listed before this pass.
 	previous []configv1beta1.HelmChartSummary
 	// released are the releases this pass installed, upgraded or found up to date.
@@ -76,7 +79,7 @@ func (d *deployment) resources(ctx context.Context) {
 		return
 	}
 	f := feature(st, libv1beta1.FeatureResources)
-	sources, err := render.PolicySources(ctx, d.r.client, d.cs)
+	sources, err := render.PolicySources(ctx, d.rd, d.cs)
 	patches, perr := d.patches(ctx)
 	hash := hashOf(withPatches(patches, withMetadata(spec, spec.PolicyRefs, spec.Tier, spec.ContinueOnConflict, spec.SyncMode, spec.DriftExclusions,
 		spec.ValidateHealths, spec.PreDeployChecks, sources))...)

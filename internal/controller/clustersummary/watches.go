@@ -39,6 +39,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // referencesIndex indexes ClusterSummaries by the ConfigMaps and Secrets they read
@@ -156,6 +157,9 @@ func clusterChanged(e event.UpdateEvent) bool {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.client == nil {
 		r.client = mgr.GetClient()
+	}
+	if r.tenants == nil {
+		r.tenants = tenancy.New(r.client, r.management)
 	}
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller")
 	indexer := mgr.GetFieldIndexer()

@@ -57,7 +57,7 @@ const (
 
 // cosignVerifier reads the public key signatureVerification names. Keyless signatures need
 // Fulcio's roots and Rekor, which an offline verification cannot reach: they are refused.
-func (d *Deployer) cosignVerifier(ctx context.Context, hc configv1beta1.HelmChart) (signature.Verifier, error) {
+func (d *Deployer) cosignVerifier(ctx context.Context, hc configv1beta1.HelmChart, call *deployCall) (signature.Verifier, error) {
 	sv := hc.SignatureVerification
 	invalid := func(format string, args ...any) error {
 		return permanent(fmt.Errorf("%w: chart %s: signatureVerification: "+format, append([]any{ErrInvalidSpec, hc.ChartName}, args...)...))
@@ -75,7 +75,7 @@ func (d *Deployer) cosignVerifier(ctx context.Context, hc configv1beta1.HelmChar
 	case hc.ProvenanceVerification != nil:
 		return nil, invalid("provenanceVerification is set too; an OCI chart is verified with signatureVerification only")
 	}
-	secret, err := d.readSecret(ctx, "signatureVerification public key", sv.SecretRef)
+	secret, err := d.readSecret(ctx, call, "signatureVerification public key", sv.SecretRef)
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func TestFetchSigned(t *testing.T) {
 	}
 
 	for _, version := range []string{"1.0.0", "~1.0"} {
-		ch, err := d.fetch(t.Context(), signedChart(version, "trusted"), plain)
+		ch, err := d.fetch(t.Context(), signedChart(version, "trusted"), plain, nil)
 		if err != nil || ch.Metadata.Version != "1.0.0" {
 			t.Fatalf("version %q, signed by the trusted key: %v", version, err)
 		}
@@ -107,7 +107,7 @@ func TestFetchSigned(t *testing.T) {
 		"a Secret without a key": {signedChart("1.0.0", "empty"), `has no key "cosign.pub"`},
 	}
 	for name, c := range failures {
-		_, err := d.fetch(t.Context(), c.hc, plain)
+		_, err := d.fetch(t.Context(), c.hc, plain, nil)
 		if err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want a permanent error containing %q", name, err, c.want)
 		}
@@ -116,7 +116,7 @@ func TestFetchSigned(t *testing.T) {
 		}
 	}
 
-	if _, err := d.fetch(t.Context(), signedChart("9.9.9", "trusted"), plain); !errors.Is(err, ErrVersionNotFound) || !IsPermanent(err) {
+	if _, err := d.fetch(t.Context(), signedChart("9.9.9", "trusted"), plain, nil); !errors.Is(err, ErrVersionNotFound) || !IsPermanent(err) {
 		t.Errorf("a version the registry does not have: %v", err)
 	}
 
@@ -125,24 +125,24 @@ func TestFetchSigned(t *testing.T) {
 		Provider:          configv1beta1.CosignProviderKeyless,
 		MatchOIDCIdentity: []configv1beta1.OIDCIdentityMatcher{{Issuer: "https://token.actions.githubusercontent.com", Subject: ".*"}},
 	}
-	if _, err := d.fetch(t.Context(), keyless, plain); err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "provider Keyless is not supported") {
+	if _, err := d.fetch(t.Context(), keyless, plain, nil); err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "provider Keyless is not supported") {
 		t.Errorf("keyless: %v", err)
 	}
 	identity := signedChart("1.0.0", "trusted")
 	identity.SignatureVerification.MatchOIDCIdentity = keyless.SignatureVerification.MatchOIDCIdentity
-	if _, err := d.fetch(t.Context(), identity, plain); err == nil || !strings.Contains(err.Error(), "matchOIDCIdentity applies to keyless") {
+	if _, err := d.fetch(t.Context(), identity, plain, nil); err == nil || !strings.Contains(err.Error(), "matchOIDCIdentity applies to keyless") {
 		t.Errorf("a public key with matchOIDCIdentity: %v", err)
 	}
 	http := signedChart("1.0.0", "trusted")
 	http.RepositoryURL = "https://charts.example/"
-	if _, err := d.fetch(t.Context(), http, nil); err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "signatureVerification needs an OCI chart") {
+	if _, err := d.fetch(t.Context(), http, nil, nil); err == nil || !IsPermanent(err) || !strings.Contains(err.Error(), "signatureVerification needs an OCI chart") {
 		t.Errorf("an HTTP chart: %v", err)
 	}
 	bundles(t, d, key)
 
 	down := signedChart("1.0.0", "trusted")
 	down.RepositoryURL = "oci://127.0.0.1:1/charts"
-	if _, err := d.fetch(t.Context(), down, plain); err == nil || IsPermanent(err) {
+	if _, err := d.fetch(t.Context(), down, plain, nil); err == nil || IsPermanent(err) {
 		t.Errorf("a registry that does not answer should be retried: %v", err)
 	}
 }
@@ -184,11 +184,11 @@ func bundles(t *testing.T, d *Deployer, key *ecdsa.PrivateKey) {
 	}
 	plain := &Credentials{PlainHTTP: true}
 	for _, version := range []string{"1.0.0", "2.0.0"} {
-		if ch, err := d.fetch(t.Context(), hc(version), plain); err != nil || ch.Metadata.Version != version {
+		if ch, err := d.fetch(t.Context(), hc(version), plain, nil); err != nil || ch.Metadata.Version != version {
 			t.Errorf("bundle signature of %s by the trusted key: %v", version, err)
 		}
 	}
-	_, err = d.fetch(t.Context(), hc("1.1.0"), plain)
+	_, err = d.fetch(t.Context(), hc("1.1.0"), plain, nil)
 	if !errors.Is(err, ErrSignature) || !IsPermanent(err) || !strings.Contains(err.Error(), "bundle 1 does not verify with the public key") {
 		t.Errorf("bundle signature by another key: %v", err)
 	}

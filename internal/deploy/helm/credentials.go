@@ -33,7 +33,7 @@ import (
 // credentials turns registryCredentialsConfig into Credentials, reading its Secrets from the
 // management cluster. The credentials Secret holds either "username" and "password" keys or a
 // Docker config (under Key, ".dockerconfigjson" or "config.json"); the CA Secret holds "ca.crt".
-func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) (*Credentials, error) {
+func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart, call *deployCall) (*Credentials, error) {
 	rc := hc.RegistryCredentialsConfig
 	passAll := hc.Options != nil && hc.Options.PassCredentialsAll
 	cacheTokens := hc.Options != nil && hc.Options.EnableClientCache
@@ -46,7 +46,7 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 	creds := &Credentials{InsecureSkipTLSVerify: rc.InsecureSkipTLSVerify, PlainHTTP: rc.PlainHTTP, PassCredentialsAll: passAll,
 		CacheTokens: cacheTokens}
 	if ref := rc.CredentialsSecretRef; ref != nil {
-		secret, err := d.readSecret(ctx, "registry credentials", ref)
+		secret, err := d.readSecret(ctx, call, "registry credentials", ref)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +55,7 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 		}
 	}
 	if ref := rc.CASecretRef; ref != nil {
-		secret, err := d.readSecret(ctx, "registry credentials", ref)
+		secret, err := d.readSecret(ctx, call, "registry credentials", ref)
 		if err != nil {
 			return nil, err
 		}
@@ -66,8 +66,13 @@ func (d *Deployer) credentials(ctx context.Context, hc configv1beta1.HelmChart) 
 	return creds, nil
 }
 
-func (d *Deployer) readSecret(ctx context.Context, what string, ref *corev1.SecretReference) (*corev1.Secret, error) {
-	if d.secrets == nil {
+// readSecret reads a Secret a chart names, with the call's reader (SecretsFrom) when it has one.
+func (d *Deployer) readSecret(ctx context.Context, call *deployCall, what string, ref *corev1.SecretReference) (*corev1.Secret, error) {
+	secrets, as := d.secrets, ""
+	if call != nil && call.secrets != nil {
+		secrets, as = call.secrets, call.secretsAs
+	}
+	if secrets == nil {
 		return nil, permanent(fmt.Errorf("%w: %s Secret %s/%s: the deployer has no management cluster client",
 			ErrInvalidSpec, what, ref.Namespace, ref.Name))
 	}
@@ -75,8 +80,8 @@ func (d *Deployer) readSecret(ctx context.Context, what string, ref *corev1.Secr
 		return nil, permanent(fmt.Errorf("%w: %s Secret needs a namespace and a name", ErrInvalidSpec, what))
 	}
 	var secret corev1.Secret
-	if err := d.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &secret); err != nil {
-		return nil, fmt.Errorf("reading %s Secret %s/%s: %w", what, ref.Namespace, ref.Name, err)
+	if err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &secret); err != nil {
+		return nil, fmt.Errorf("reading %s Secret %s/%s%s: %w", what, ref.Namespace, ref.Name, as, err)
 	}
 	return &secret, nil
 }

@@ -73,11 +73,21 @@ type DeployOption func(*deployCall)
 
 type deployCall struct {
 	takeOver bool
-	metadata *metadataRenderer
-	failures uint
+	// secrets, when set, reads the chart's Secrets instead of the Deployer's reader.
+	secrets   client.Reader
+	secretsAs string
+	metadata  *metadataRenderer
+	failures  uint
 	// patches runs before metadata; patchesHash stands for it in the release's spec hash.
 	patches     postrenderer.PostRenderer
 	patchesHash string
+}
+
+// SecretsFrom makes the call read the Secrets its chart names (registry credentials, CA,
+// signature and provenance keys) with c, which acts as who (" as ServiceAccount ns/name" in
+// messages, or empty): a tenant's profile reads them as its tenant.
+func SecretsFrom(c client.Reader, who string) DeployOption {
+	return func(call *deployCall) { call.secrets, call.secretsAs = c, who }
 }
 
 // TakeOver lets Deploy take a release away from another Stagecoach owner, for callers that
@@ -107,11 +117,11 @@ func (d *Deployer) Deploy(ctx context.Context, remote *fleet.Remote, owner strin
 		return Release{}, err
 	}
 	log := d.log.WithValues("cluster", remote.Ref.String(), "release", hc.ReleaseNamespace+"/"+hc.ReleaseName)
-	creds, err := d.credentials(ctx, hc)
+	creds, err := d.credentials(ctx, hc, &call)
 	if err != nil {
 		return Release{}, err
 	}
-	ch, err := d.fetch(ctx, hc, creds)
+	ch, err := d.fetch(ctx, hc, creds, &call)
 	if err != nil {
 		return Release{}, err
 	}

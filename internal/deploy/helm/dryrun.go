@@ -98,11 +98,11 @@ func (d *Deployer) DryRun(ctx context.Context, remote *fleet.Remote, owner strin
 
 func (d *Deployer) planDeploy(ctx context.Context, cfg *action.Configuration, remote *fleet.Remote, hc configv1beta1.HelmChart,
 	owner string, values map[string]any, o options, last *release.Release, call *deployCall, plan Plan) (Plan, error) {
-	creds, err := d.credentials(ctx, hc)
+	creds, err := d.credentials(ctx, hc, call)
 	if err != nil {
 		return plan, err
 	}
-	ch, err := d.fetch(ctx, hc, creds)
+	ch, err := d.fetch(ctx, hc, creds, call)
 	if err != nil {
 		return plan, err
 	}

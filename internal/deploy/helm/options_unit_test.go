@@ -67,11 +67,11 @@ func TestRecoverAfter(t *testing.T) {
 
 func TestEnableClientCacheCachesRegistryTokens(t *testing.T) {
 	d := &Deployer{}
-	creds, err := d.credentials(t.Context(), configv1beta1.HelmChart{Options: &configv1beta1.HelmOptions{EnableClientCache: true}})
+	creds, err := d.credentials(t.Context(), configv1beta1.HelmChart{Options: &configv1beta1.HelmOptions{EnableClientCache: true}}, nil)
 	if err != nil || creds == nil || !creds.CacheTokens {
 		t.Fatalf("credentials = %+v, %v; want token caching", creds, err)
 	}
-	if creds, _ := d.credentials(t.Context(), configv1beta1.HelmChart{}); creds != nil {
+	if creds, _ := d.credentials(t.Context(), configv1beta1.HelmChart{}, nil); creds != nil {
 		t.Fatalf("credentials without options = %+v, want none", creds)
 	}
 }

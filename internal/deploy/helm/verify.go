@@ -35,9 +35,9 @@ const KeyringKey = "keyring.gpg"
 
 // fetch returns the chart hc names, verified against its provenance file or its cosign
 // signature when the chart asks for it; a chart that fails verification is never returned.
-func (d *Deployer) fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Credentials) (*chart.Chart, error) {
+func (d *Deployer) fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Credentials, call *deployCall) (*chart.Chart, error) {
 	if hc.SignatureVerification != nil {
-		key, err := d.cosignVerifier(ctx, hc)
+		key, err := d.cosignVerifier(ctx, hc, call)
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +52,7 @@ func (d *Deployer) fetch(ctx context.Context, hc configv1beta1.HelmChart, creds 
 	if pv == nil {
 		return d.cache.Fetch(ctx, hc, creds)
 	}
-	secret, err := d.readSecret(ctx, "provenanceVerification keyring", &pv.KeyringSecretRef)
+	secret, err := d.readSecret(ctx, call, "provenanceVerification keyring", &pv.KeyringSecretRef)
 	if err != nil {
 		return nil, err
 	}
