@@ -68,7 +68,11 @@ func ReadArtifact(ctx context.Context, c client.Reader, kind, namespace, name st
 	}
 	if copyName != "" {
 		cm := &corev1.ConfigMap{}
-		err := c.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
+		found, err := freeze.GetCopy(ctx, c, src.Namespace, copyName, cm)
+		if !found && err == nil {
+			// Made beside the source by an earlier release.
+			err = c.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
+		}
 		if err == nil {
 			if _, ok := freeze.IsArtifactCopy(cm); ok {
 				return artifactOfCopy(src, cm)

@@ -71,7 +71,9 @@ func (s Source) sortedKeys() []string {
 // reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
 //
 // copies maps references onto the frozen copies to read instead (see package freeze); a copy
-// that is gone reads as its original. Messages and hashes name the original either way.
+// that is gone reads as its original. Messages and hashes name the original either way. A copy
+// is looked for in the controller's namespace first (freeze.GetCopy), with the controller's
+// reader c, then beside its original, where an earlier release made it.
 func readSource(ctx context.Context, c client.Reader, kind, namespace, name string, optional, profileContent bool, in *instantiator) (Source, error) {
 	namespace, name, err := in.reference(kind+" "+name, namespace, name)
 	if err != nil {
@@ -82,10 +84,17 @@ func readSource(ctx context.Context, c client.Reader, kind, namespace, name stri
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	get := func(obj client.Object) error {
 		if cp, ok := copies[freeze.Ref{Kind: kind, Namespace: namespace, Name: name}]; ok {
+			if found, err := freeze.GetCopy(ctx, c, namespace, cp, obj); found || err != nil {
+				return err
+			}
 			err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
 			if !apierrors.IsNotFound(err) {
 				return err
 			}
+		}
+		// A promotion's stage profile names the copy itself.
+		if found, err := freeze.GetCopy(ctx, c, namespace, name, obj); found || err != nil {
+			return err
 		}
 		return c.Get(ctx, key, obj)
 	}
