@@ -312,7 +312,11 @@ func Collect(ctx context.Context, c client.Client, owner Owner, keep map[Ref]boo
 		if keep[specRef(obj)] {
 			continue
 		}
-		if err := c.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())}); client.IgnoreNotFound(err) != nil {
+		err := c.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())})
+		if earlier(obj, err) {
+			continue // made beside its original by an earlier release: it goes with its owner
+		}
+		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
@@ -335,7 +339,11 @@ func Release(ctx context.Context, c client.Client, owner Owner) error {
 		delete(labels, OwnerLabel)
 		delete(labels, OwnerKindLabel)
 		obj.SetLabels(labels)
-		if err := c.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		err := c.Patch(ctx, obj, client.MergeFrom(base))
+		if earlier(obj, err) {
+			continue // it goes with the promotion; its profiles then read the original
+		}
+		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("releasing the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
 	}

@@ -90,6 +90,13 @@ func sourceNamespace(obj client.Object) (string, bool) {
 	return ns, ok
 }
 
+// earlier reports whether err refuses a write to a copy an earlier release made beside its
+// original: the controller writes only in its own namespace now, and garbage collection deletes
+// such a copy with its owner.
+func earlier(obj client.Object, err error) bool {
+	return obj.GetNamespace() != namespace && apierrors.IsForbidden(err)
+}
+
 // specRef is how a spec refers to a copy: by its original's namespace, wherever the copy is.
 func specRef(obj client.Object) Ref {
 	ns := obj.GetNamespace()

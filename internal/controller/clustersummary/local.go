@@ -19,6 +19,7 @@ package clustersummary
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -66,4 +67,14 @@ func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
 	}
 	r.tenants.byUser[user] = t
 	return t, nil
+}
+
+// withImpersonationHint adds, to the API server's refusal to let the controller act as a
+// tenant's ServiceAccount, which chart value grants it.
+func withImpersonationHint(msg string) string {
+	if !strings.Contains(msg, `cannot impersonate resource "serviceaccounts"`) {
+		return msg
+	}
+	return msg + "; the controller may act only as the ServiceAccounts that the Helm chart's values " +
+		"tenancy.serviceAccounts (by name) and tenancy.namespaces (every ServiceAccount of a namespace) list: add this one to either"
 }

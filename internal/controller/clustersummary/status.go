@@ -89,7 +89,7 @@ func markFailed(f *configv1beta1.FeatureSummary, hash []byte, err error, maxFail
 		f.ConsecutiveFailures = 0
 	}
 	f.Hash = hash
-	msg := err.Error()
+	msg := withImpersonationHint(err.Error())
 	reason := reasonDeployFailed
 	f.Status = libv1beta1.FeatureStatusFailed
 	var perm permanentError
