@@ -110,7 +110,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent())})
+	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent()), Namespace: opts.Namespace})
 	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Log: log.WithName("charts")})
 	if err != nil {
 		return err

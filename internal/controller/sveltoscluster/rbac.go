@@ -26,5 +26,5 @@ package sveltoscluster
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",namespace=stagecoach-system,resources=secrets,verbs=create;update
+// +kubebuilder:rbac:groups="",namespace=stagecoach-system,resources=secrets,verbs=create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
