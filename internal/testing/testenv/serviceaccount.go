@@ -45,16 +45,19 @@ var TenantNamespaces = []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d"}
 // ChartServiceAccount is the user the shared controller acts as; set by Main.
 var ChartServiceAccount string
 
-// asChartServiceAccount applies the ServiceAccount and RBAC objects of the Helm chart, rendered
-// with its default values, to the management cluster, and returns admin's config turned into one
-// that impersonates that ServiceAccount. The sandbox's API server enforces RBAC, so a controller
-// running with it proves the chart grants what the controller needs.
+// asChartServiceAccount applies the ServiceAccount, RBAC objects and tenancy admission policy of
+// the Helm chart, rendered with its default values but for tenancy.namespaces (TenantNamespaces),
+// to the management cluster, and returns admin's config turned into one that impersonates that
+// ServiceAccount. The sandbox's API server enforces RBAC and the policy, so a controller running
+// with it proves the chart grants what the controller needs, and every suite runs under the
+// policy (tests write profiles as the sandbox's admin, a member of system:masters).
 func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Config, string, error) {
 	dir, err := chartDir()
 	if err != nil {
 		return nil, "", err
 	}
-	manifest, err := chartrender.Render(ctx, dir, chartrender.Options{Release: "stagecoach", Namespace: ChartNamespace})
+	manifest, err := chartrender.Render(ctx, dir, chartrender.Options{Release: "stagecoach", Namespace: ChartNamespace,
+		Values: map[string]any{"tenancy": map[string]any{"namespaces": tenantNamespaces()}}})
 	if err != nil {
 		return nil, "", err
 	}
@@ -77,7 +80,7 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 		switch obj.GetKind() {
 		case "ServiceAccount":
 			user = "system:serviceaccount:" + ChartNamespace + ":" + obj.GetName()
-		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 		default:
 			continue
 		}
@@ -111,4 +114,13 @@ func chartDir() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// tenantNamespaces is TenantNamespaces as Helm values hold a list.
+func tenantNamespaces() []any {
+	out := make([]any, 0, len(TenantNamespaces))
+	for _, ns := range TenantNamespaces {
+		out = append(out, ns)
+	}
+	return out
 }
