@@ -37,13 +37,14 @@ import (
 
 // TestLocalDeploysAsTheProfilesServiceAccount: deploymentType Local content goes to the
 // management cluster as the ServiceAccount the profile names, with exactly its rights; a profile
-// that names none is refused.
+// that names none is refused, and so is one naming a ServiceAccount the chart's tenancy values
+// do not let the controller act as (a kube-system controller's), saying which value grants it.
 func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	t.Parallel()
-	const ns, sa = "e2e-tenant", "deployer"
+	// A namespace the chart's tenancy.namespaces lists (testenv renders it so).
+	ns, sa := testenv.TenantNamespaces[3], "deployer"
 	c := testenv.Client(t)
 	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}},
 		// ConfigMaps in its own namespace only (and reading namespaces, which deploying checks).
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}, Rules: []rbacv1.PolicyRule{
@@ -66,6 +67,7 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		for _, o := range objs {
 			_ = c.Delete(context.Background(), o)
 		}
+		_ = c.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-profile"}})
 	})
 
 	tenant := map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
@@ -81,6 +83,8 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	local("e2e-local-allowed", configMapManifest(ns, "from-profile", "v1"), tenant)
 	local("e2e-local-forbidden", configMapManifest("default", "tenant-content", "v1"), tenant)
 	local("e2e-local-anonymous", configMapManifest(ns, "anonymous", "v1"), nil)
+	local("e2e-local-unlisted", configMapManifest(ns, "unlisted", "v1"), map[string]string{
+		configv1beta1.ServiceAccountNameLabel: "replicaset-controller", configv1beta1.ServiceAccountNamespaceLabel: "kube-system"})
 
 	expectFeature(t, "e2e-local-allowed", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "from-profile"}, &corev1.ConfigMap{}); err != nil {
@@ -107,9 +111,10 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 			return fmt.Errorf("%s has not failed: %+v", profile, cs.Status.FeatureSummaries)
 		})
 	}
-	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:e2e-tenant:deployer")
+	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:"+ns+":deployer")
+	failure("e2e-local-unlisted", "cannot impersonate", "tenancy.namespaces")
 	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
-	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "anonymous"}} {
+	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "anonymous"}, {Namespace: ns, Name: "unlisted"}} {
 		if err := c.Get(t.Context(), key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s was deployed (%v)", key, err)
 		}
