@@ -17,10 +17,15 @@ limitations under the License.
 package clustersummary
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
@@ -58,6 +63,9 @@ func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
 	if t, ok := r.tenants.byUser[user]; ok {
 		return t, nil
 	}
+	if err := r.mayImpersonate(user); err != nil {
+		return nil, err
+	}
 	t, err := r.management.Impersonating(user)
 	if err != nil {
 		return nil, err
@@ -72,9 +80,38 @@ func (r *Reconciler) tenant(user string) (*fleet.Remote, error) {
 // withImpersonationHint adds, to the API server's refusal to let the controller act as a
 // tenant's ServiceAccount, which chart value grants it.
 func withImpersonationHint(msg string) string {
-	if !strings.Contains(msg, `cannot impersonate resource "serviceaccounts"`) {
+	if !strings.Contains(msg, `cannot impersonate resource "serviceaccounts"`) || strings.Contains(msg, "tenancy.serviceAccounts") {
 		return msg
 	}
 	return msg + "; the controller may act only as the ServiceAccounts that the Helm chart's values " +
 		"tenancy.serviceAccounts (by name) and tenancy.namespaces (every ServiceAccount of a namespace) list: add this one to either"
+}
+
+// mayImpersonate asks the management cluster whether the controller may act as user, a tenant's
+// ServiceAccount: a refused impersonation otherwise surfaces from discovery as a bare "unknown".
+func (r *Reconciler) mayImpersonate(user string) error {
+	parts := strings.Split(user, ":")
+	if len(parts) != 4 {
+		return nil // not a ServiceAccount: the API server will say
+	}
+	ns, name := parts[2], parts[3]
+	authz, err := authorizationv1client.NewForConfig(r.management.Config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fleet.RequestTimeout)
+	defer cancel()
+	review, err := authz.SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: "impersonate", Resource: "serviceaccounts", Namespace: ns, Name: name}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("asking whether the controller may act as ServiceAccount %s/%s: %w", ns, name, err)
+	}
+	if review.Status.Allowed {
+		return nil
+	}
+	return errors.New(withImpersonationHint(fmt.Sprintf(
+		`the controller cannot impersonate resource "serviceaccounts" %q in the namespace %q, so it cannot act as ServiceAccount %s/%s`,
+		name, ns, ns, name)))
 }

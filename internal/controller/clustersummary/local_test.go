@@ -30,6 +30,9 @@ func TestImpersonationHint(t *testing.T) {
 	if !strings.HasPrefix(got, refused) || !strings.Contains(got, "tenancy.serviceAccounts") || !strings.Contains(got, "tenancy.namespaces") {
 		t.Errorf("hint: %q", got)
 	}
+	if withImpersonationHint(got) != got {
+		t.Error("the hint is given twice")
+	}
 	if other := `configmaps "x" not found`; withImpersonationHint(other) != other {
 		t.Error("a message without an impersonation refusal was changed")
 	}
