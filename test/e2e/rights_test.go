@@ -19,16 +19,20 @@ limitations under the License.
 package e2e
 
 import (
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
-// TestChartServiceAccountRights: asked of the sandbox's API server (SubjectAccessReview, what
+// TestChartServiceAccountRights: asked of the sandbox's API server (SubjectAccessReview, and
 // `kubectl auth can-i --as` asks), the chart's ServiceAccount, which the shared controller runs
 // as, writes Secrets only in its own namespace, and impersonates only the ServiceAccounts of the
 // namespaces the chart's tenancy values name (testenv.TenantNamespaces), never users or groups.
@@ -64,6 +68,18 @@ func TestChartServiceAccountRights(t *testing.T) {
 		if got.Status.Allowed != c.want {
 			t.Errorf("can %s %s %s in namespace %q: %v, want %v (%s)", testenv.ChartServiceAccount, c.verb, c.resource, c.namespace,
 				got.Status.Allowed, c.want, got.Status.Reason)
+		}
+	}
+	// The same, in kubectl's words.
+	bin, err := sandbox.FindKubeBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ns, want := range map[string]string{"kube-system": "no", testenv.ChartNamespace: "yes"} {
+		out, _ := exec.CommandContext(t.Context(), filepath.Join(bin, "kubectl"), "--kubeconfig", testenv.Fleet.Management.Kubeconfig,
+			"auth", "can-i", "create", "secrets", "-n", ns, "--as", testenv.ChartServiceAccount).Output()
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("kubectl auth can-i create secrets -n %s --as %s: %q, want %q", ns, testenv.ChartServiceAccount, got, want)
 		}
 	}
 }
