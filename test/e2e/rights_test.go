@@ -33,7 +33,7 @@ import (
 )
 
 // TestChartServiceAccountRights: asked of the sandbox's API server (SubjectAccessReview, and
-// `kubectl auth can-i --as` asks), the chart's ServiceAccount, which the shared controller runs
+// `kubectl auth can-i --as` itself), the chart's ServiceAccount, which the shared controller runs
 // as, writes Secrets only in its own namespace, and impersonates only the ServiceAccounts of the
 // namespaces the chart's tenancy values name (testenv.TenantNamespaces), never users or groups.
 func TestChartServiceAccountRights(t *testing.T) {
