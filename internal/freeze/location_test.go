@@ -18,12 +18,16 @@ package freeze
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
@@ -78,5 +82,46 @@ func TestCopiesLiveInTheControllerNamespace(t *testing.T) {
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(mine), &corev1.Secret{}); err != nil {
 		t.Errorf("the controller's own Secret was deleted: %v", err)
+	}
+}
+
+// TestEarlierCopiesLeftToGarbageCollection: a copy an earlier release made beside its original,
+// which the controller may no longer delete or patch, is left to garbage collection with its
+// owner; Collect and Release go on with the others.
+func TestEarlierCopiesLeftToGarbageCollection(t *testing.T) {
+	ctx := context.Background()
+	s := scheme.New()
+	labels := map[string]string{OwnerLabel: "p", OwnerKindLabel: "ClusterPromotion"}
+	old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "old-0123456789", Labels: labels}}
+	current := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace(), Name: "new-0123456789", Labels: labels}}
+	forbidden := func(obj client.Object) error {
+		if obj.GetNamespace() != Namespace() {
+			return apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, obj.GetName(), errors.New("outside the controller's namespace"))
+		}
+		return nil
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(old, current).WithInterceptorFuncs(interceptor.Funcs{
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if err := forbidden(obj); err != nil {
+				return err
+			}
+			return c.Delete(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if err := forbidden(obj); err != nil {
+				return err
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+	}).Build()
+	owner := Owner{Object: &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}}, Kind: "ClusterPromotion"}
+	if err := Release(ctx, c, owner); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if err := Collect(ctx, c, owner, nil); err != nil {
+		t.Fatalf("Collect: %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(old), &corev1.Secret{}); err != nil {
+		t.Errorf("the earlier copy: %v", err)
 	}
 }
