@@ -143,7 +143,8 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	refused("bob relabels alice's profile as his", relabel(bobC, "e2e-vap-alice",
 		map[string]string{configv1beta1.ServiceAccountNameLabel: "e2e-vap-bob"}), "may change or remove its tenant labels")
 	refused("a plain user creates a profile labelled alice", plain.Create(ctx, profile("e2e-vap-plain-as-alice", ns, "e2e-vap-alice")), "e2e-vap-plain may not")
-	refused("a plain user creates a profile without tenant labels", plain.Create(ctx, profile("e2e-vap-plain")), "a platform admin's")
+	refused("a plain user creates a profile without tenant labels", plain.Create(ctx, profile("e2e-vap-plain")),
+		"a platform admin's: only a member of system:masters may create or change it")
 	refused("alice removes her labels", relabel(aliceC, "e2e-vap-alice",
 		map[string]string{configv1beta1.ServiceAccountNameLabel: "", configv1beta1.ServiceAccountNamespaceLabel: ""}), "a platform admin's")
 	refused("an admin sets half a pair", groupAdmin.Create(ctx, profile("e2e-vap-half", "", "e2e-vap-alice")), "only half of its tenant labels")
