@@ -229,3 +229,13 @@ func readValues(t *testing.T, file string) map[string]any {
 	}
 	return values
 }
+
+// TestTenancyValuesNeedNames: a tenancy.serviceAccounts entry without a namespace or a name is
+// refused when the chart renders, rather than granting something else.
+func TestTenancyValuesNeedNames(t *testing.T) {
+	values := map[string]any{"tenancy": map[string]any{"serviceAccounts": []any{map[string]any{"name": "deployer"}}}}
+	_, err := chartrender.Render(t.Context(), chartDir, chartrender.Options{Release: "stagecoach", Namespace: "stagecoach-system", Values: values})
+	if err == nil || !strings.Contains(err.Error(), "each entry of tenancy.serviceAccounts needs a namespace and a name") {
+		t.Errorf("render: %v", err)
+	}
+}
