@@ -53,7 +53,13 @@ type controllerOptions struct {
 	probeAddr               string
 	pprofAddr               string
 	dashboardAddr           string
+	dashboardActions        bool
 	dashboardActionsAs      string
+	dashboardAnonymousRead  bool
+	dashboardTLSCert        string
+	dashboardTLSKey         string
+	dashboardProxyCA        string
+	dashboardProxyNames     []string
 	leaderElect             bool
 	leaderElectionNamespace string
 	leaseDuration           time.Duration
@@ -83,8 +89,18 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.StringVar(&opts.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints; 0 disables them")
 	f.StringVar(&opts.pprofAddr, "pprof-bind-address", "0", "address of the Go profiler's /debug/pprof endpoints; 0 disables them")
 	f.StringVar(&opts.dashboardAddr, "dashboard-bind-address", "0", "address of the web dashboard (docs/dashboard.md); 0 disables it")
-	f.StringVar(&opts.dashboardActionsAs, "dashboard-actions-as", "",
-		"turns on the dashboard's actions (approve, suspend, resume, stop, rollback), performed as this user, impersonated: its RBAC decides. Empty keeps the dashboard read-only")
+	f.BoolVar(&opts.dashboardActions, "dashboard-actions", false,
+		"offer the dashboard's actions (approve, suspend, resume, stop, rollback), performed as the signed-in viewer: its RBAC decides")
+	f.StringVar(&opts.dashboardActionsAs, "dashboard-actions-as", "", "deprecated: the same as --dashboard-actions; the user named is not used")
+	_ = f.MarkDeprecated("dashboard-actions-as", "the dashboard's actions are now performed as the signed-in viewer; use --dashboard-actions")
+	f.BoolVar(&opts.dashboardAnonymousRead, "dashboard-anonymous-read", false,
+		"serve the dashboard to requests without a token as the user system:anonymous: what that user may list, by SubjectAccessReview, and no action")
+	f.StringVar(&opts.dashboardTLSCert, "dashboard-tls-cert-file", "", "serve the dashboard over TLS with this certificate (PEM), read again when it changes")
+	f.StringVar(&opts.dashboardTLSKey, "dashboard-tls-key-file", "", "the private key of --dashboard-tls-cert-file")
+	f.StringVar(&opts.dashboardProxyCA, "dashboard-proxy-client-ca-file", "",
+		"trust the X-Remote-User, X-Remote-Group and X-Remote-Extra-* headers of requests with a TLS client certificate of this CA (an authenticating proxy's); needs --dashboard-tls-cert-file, and the right to impersonate for actions")
+	f.StringSliceVar(&opts.dashboardProxyNames, "dashboard-proxy-allowed-names", nil,
+		"the common names the authenticating proxy's client certificate may have (empty: any the CA signed)")
 	f.BoolVar(&opts.leaderElect, "leader-elect", false, "elect a leader so that only one replica reconciles at a time")
 	f.StringVar(&opts.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's namespace)")
 	f.DurationVar(&opts.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long a standby replica waits, after the leader last renewed its Lease, before it takes over")
@@ -111,6 +127,17 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
 	f.StringVar(&opts.controllers.Namespace, "namespace", envOr("POD_NAMESPACE", controller.DefaultNamespace),
 		"the controller's own namespace, where it keeps the frozen copies of what rollouts refer to; it must exist")
+	cs := &opts.controllers.ChartSources
+	f.StringSliceVar(&cs.TenantHosts, "tenant-chart-hosts", nil,
+		"the only hosts tenants' profiles may fetch charts from (names, *.domain, IP addresses or CIDRs); empty: any host outside --tenant-refused-chart-networks")
+	f.StringSliceVar(&cs.TenantRefusedNetworks, "tenant-refused-chart-networks", controller.DefaultTenantRefusedNetworks,
+		"networks tenants' charts are never fetched from, whatever a host name resolves to: CIDRs, IP addresses, link-local, loopback, private, service-network")
+	f.StringSliceVar(&cs.AdminHosts, "admin-chart-hosts", nil,
+		"the only hosts platform admins' profiles may fetch charts from; empty: any host outside --admin-refused-chart-networks")
+	f.StringSliceVar(&cs.AdminRefusedNetworks, "admin-refused-chart-networks", nil,
+		"networks platform admins' charts are never fetched from (as --tenant-refused-chart-networks); empty: none")
+	f.StringSliceVar(&cs.ServiceNetwork, "service-network", nil,
+		"the management cluster's service network (CIDRs), for service-network; default: its ServiceCIDR objects, or else the kubernetes Service's address")
 	f.StringVar(&opts.controllers.ChartCacheDir, "chart-cache-dir", "", "where downloaded Helm charts are kept (default: under the system temp dir)")
 	return cmd
 }
@@ -172,19 +199,29 @@ func runController(cmd *cobra.Command, opts controllerOptions) error {
 }
 
 // addDashboard serves the dashboard from the manager when --dashboard-bind-address asks for it.
+// Every request carries a token the API server accepts (or, with --dashboard-anonymous-read, is
+// served as system:anonymous); each viewer sees what its RBAC lets it list, and acts as itself.
 func addDashboard(mgr ctrl.Manager, cfg *rest.Config, opts controllerOptions) error {
 	if opts.dashboardAddr == "" || opts.dashboardAddr == "0" {
 		return nil
 	}
-	dopts := dashboard.Options{Log: ctrl.Log.WithName("dashboard")}
-	if opts.dashboardActionsAs != "" {
-		acting := rest.CopyConfig(cfg)
-		acting.Impersonate = rest.ImpersonationConfig{UserName: opts.dashboardActionsAs}
-		w, err := client.New(acting, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
-		if err != nil {
+	reviewer, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return err
+	}
+	dopts := dashboard.Options{Log: ctrl.Log.WithName("dashboard"),
+		Auth:    &dashboard.Auth{Reviewer: reviewer, Config: cfg, AnonymousRead: opts.dashboardAnonymousRead},
+		Actions: opts.dashboardActions || opts.dashboardActionsAs != ""}
+	if opts.dashboardTLSCert != "" || opts.dashboardTLSKey != "" {
+		dopts.TLS = &dashboard.TLS{CertFile: opts.dashboardTLSCert, KeyFile: opts.dashboardTLSKey}
+	}
+	if opts.dashboardProxyCA != "" {
+		if dopts.TLS == nil {
+			return errors.New("--dashboard-proxy-client-ca-file needs --dashboard-tls-cert-file and --dashboard-tls-key-file: the proxy's client certificate is seen only over TLS")
+		}
+		if dopts.Auth.Proxy, err = dashboard.LoadProxy(opts.dashboardProxyCA, opts.dashboardProxyNames); err != nil {
 			return err
 		}
-		dopts.Writer, dopts.ActingAs = w, opts.dashboardActionsAs
 	}
 	return mgr.Add(dashboard.Runnable(mgr, opts.dashboardAddr, dopts))
 }

@@ -46,7 +46,7 @@ import (
 )
 
 // TestControllerCommand runs `stagecoach controller` against a sandbox management cluster and
-// checks its probes, its metrics, its dashboard (read-only) and that it takes the
+// checks its probes, its metrics, its dashboard (which asks for a token) and that it takes the
 // leader-election lease.
 func TestControllerCommand(t *testing.T) {
 	skipNameValidation = ptr.To(true) // the test may run more than once (go test -count)
@@ -67,19 +67,22 @@ func TestControllerCommand(t *testing.T) {
 		done <- cmd.ExecuteContext(ctx)
 	}()
 
-	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics", "http://" + dashboard + "/"} {
+	for _, url := range []string{"http://" + probes + "/healthz", "http://" + probes + "/readyz", "http://" + metrics + "/metrics", "http://" + dashboard + "/healthz"} {
 		if err := waitOK(ctx, url); err != nil {
 			t.Fatalf("%s: %v", url, err)
 		}
 	}
-	// Without --dashboard-actions-as the dashboard takes no action.
-	resp, err := http.Post("http://"+dashboard+"/promotions/web/suspend", "application/x-www-form-urlencoded", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("POST to a read-only dashboard: %s, want 404 (no action is served)", resp.Status)
+	// The controller's dashboard serves no one without a token, and takes no action for them.
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		req, _ := http.NewRequestWithContext(ctx, method, "http://"+dashboard+"/promotions/web/suspend", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s to the controller's dashboard without a token: %s, want 401", method, resp.Status)
+		}
 	}
 	cs := kubernetes.NewForConfigOrDie(fleet.Management.Config)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {

@@ -62,6 +62,8 @@ type Options struct {
 	// DeployConcurrency is how many managed clusters the ClusterSummary controller, and the
 	// controller of each binding kind, deploy to at the same time; zero means their defaults.
 	DeployConcurrency int
+	// ChartSources bound where profiles' charts may come from.
+	ChartSources ChartSources
 	// ChartCacheDir holds downloaded charts; empty means a directory under the system's temp dir.
 	ChartCacheDir string
 	// LocalAsController lets profiles that name no ServiceAccount deploy deploymentType Local
@@ -111,7 +113,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent()), Namespace: opts.Namespace})
-	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Log: log.WithName("charts")})
+	sources, err := sourcePolicies(context.Background(), mgr.GetAPIReader(), opts.ChartSources, log.WithName("charts"))
+	if err != nil {
+		return err
+	}
+	charts, err := helm.NewCache(helm.CacheOptions{Dir: opts.ChartCacheDir, Sources: sources, Log: log.WithName("charts")})
 	if err != nil {
 		return err
 	}

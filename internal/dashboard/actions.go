@@ -17,6 +17,7 @@ limitations under the License.
 package dashboard
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
@@ -33,30 +35,30 @@ import (
 // by names the dashboard in what the actions record.
 const by = "the Stagecoach dashboard"
 
-// actions serves the forms of the rollout pages. Each acts with Options.Writer, whose RBAC
-// decides, and goes back to the rollout's page with what happened.
+// actions serves the forms of the rollout pages. Each acts with the request's writer (the
+// viewer, or Options.Writer), whose RBAC decides, and goes back to the rollout's page with what
+// happened.
 func (s *Server) actions() {
-	w := s.opts.Writer
-	s.act("/promotions/{name}/approve", func(r *http.Request) (string, error) {
+	s.act("/promotions/{name}/approve", func(r *http.Request, w client.Client) (string, error) {
 		return operate.ApprovePromotion(r.Context(), w, r.PathValue("name"), r.PostFormValue("stage"), false)
 	})
-	s.act("/promotions/{name}/suspend", func(r *http.Request) (string, error) {
+	s.act("/promotions/{name}/suspend", func(r *http.Request, w client.Client) (string, error) {
 		return operate.SuspendPromotion(r.Context(), w, r.PathValue("name"), true)
 	})
-	s.act("/promotions/{name}/resume", func(r *http.Request) (string, error) {
+	s.act("/promotions/{name}/resume", func(r *http.Request, w client.Client) (string, error) {
 		return operate.SuspendPromotion(r.Context(), w, r.PathValue("name"), false)
 	})
-	s.act("/promotions/{name}/rollback", func(r *http.Request) (string, error) {
+	s.act("/promotions/{name}/rollback", func(r *http.Request, w client.Client) (string, error) {
 		return operate.RollbackPromotion(r.Context(), w, r.PathValue("name"))
 	})
 	for _, base := range []string{"/runs/{name}", "/namespaces/{namespace}/runs/{name}"} {
-		s.act(base+"/approve", func(r *http.Request) (string, error) {
+		s.act(base+"/approve", func(r *http.Request, w client.Client) (string, error) {
 			return operate.ApproveRun(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), r.PostFormValue("stage"), by)
 		})
-		s.act(base+"/stop", func(r *http.Request) (string, error) {
+		s.act(base+"/stop", func(r *http.Request, w client.Client) (string, error) {
 			return operate.SetRunState(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), placementv1beta1.StateStop)
 		})
-		s.act(base+"/resume", func(r *http.Request) (string, error) {
+		s.act(base+"/resume", func(r *http.Request, w client.Client) (string, error) {
 			return operate.SetRunState(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), placementv1beta1.StateRun)
 		})
 		s.actTo(base+"/rollback", s.rollbackPlacement)
@@ -65,17 +67,17 @@ func (s *Server) actions() {
 
 // rollbackPlacement puts the placement of the run on the page back on the resource snapshot
 // index posted, with the strategy of its latest run, and goes to the page of the run it creates.
-func (s *Server) rollbackPlacement(r *http.Request) (string, string, error) {
+func (s *Server) rollbackPlacement(r *http.Request, w client.Client) (string, string, error) {
 	ctx, namespace := r.Context(), r.PathValue("namespace")
 	index, err := strconv.Atoi(r.PostFormValue("index"))
 	if err != nil {
 		return "", "", fmt.Errorf("choose the resource snapshot index to roll back to (got %q)", r.PostFormValue("index"))
 	}
-	run, err := operate.Run(ctx, s.opts.Writer, namespace, r.PathValue("name"))
+	run, err := operate.Run(ctx, w, namespace, r.PathValue("name"))
 	if err != nil {
 		return "", "", err
 	}
-	msg, created, err := operate.RollbackPlacement(ctx, s.opts.Writer, namespace, run.UpdateRunSpec().PlacementName, index, "")
+	msg, created, err := operate.RollbackPlacement(ctx, w, namespace, run.UpdateRunSpec().PlacementName, index, "")
 	if err != nil {
 		return "", "", err
 	}
@@ -83,27 +85,33 @@ func (s *Server) rollbackPlacement(r *http.Request) (string, string, error) {
 }
 
 // act serves the action do at path, then sends the viewer back to the rollout's page.
-func (s *Server) act(pattern string, do func(*http.Request) (string, error)) {
-	s.actTo(pattern, func(r *http.Request) (string, string, error) {
-		msg, err := do(r)
+func (s *Server) act(pattern string, do func(*http.Request, client.Client) (string, error)) {
+	s.actTo(pattern, func(r *http.Request, w client.Client) (string, string, error) {
+		msg, err := do(r, w)
 		return msg, "", err
 	})
 }
 
 // actTo serves the action do at path, then sends the viewer to the page do names, or else back
-// to the rollout's page.
-func (s *Server) actTo(pattern string, do func(*http.Request) (msg, to string, err error)) {
+// to the rollout's page. An action the API server forbids answers 403, with its words.
+func (s *Server) actTo(pattern string, do func(*http.Request, client.Client) (msg, to string, err error)) {
 	s.mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
-		msg, to, err := do(r)
+		writer, err := s.writer(r)
+		if err != nil {
+			s.unauthorized(w, r, err)
+			return
+		}
+		msg, to, err := do(r, writer)
 		f := flash{Text: msg}
 		if err != nil {
-			f = flash{Error: true, Text: err.Error()}
+			s.opts.Log.Info("dashboard action refused", "path", r.URL.Path, "viewer", viewerName(r.Context()), "reason", err.Error())
 			if apierrors.IsForbidden(err) {
-				f.Text = "permission denied: " + err.Error()
+				s.refuse(w, r, fmt.Errorf("permission denied: %w", err))
+				return
 			}
-			s.opts.Log.Info("dashboard action refused", "path", r.URL.Path, "reason", err.Error())
+			f = flash{Error: true, Text: err.Error()}
 		} else {
-			s.opts.Log.Info("dashboard action", "path", r.URL.Path, "result", msg)
+			s.opts.Log.Info("dashboard action", "path", r.URL.Path, "viewer", viewerName(r.Context()), "result", msg)
 		}
 		setFlash(w, f)
 		if to == "" || err != nil {
@@ -111,6 +119,21 @@ func (s *Server) actTo(pattern string, do func(*http.Request) (msg, to string, e
 		}
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	})
+}
+
+// refuse shows an action the API server refused, with its status and words, and the way back.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	back := path.Dir(r.URL.Path)
+	d := &pageData{Title: http.StatusText(status(err)), Crumbs: []crumb{{Text: "back", Href: back}, {Text: http.StatusText(status(err))}}, Body: err.Error()}
+	s.render(w, r, status(err), "error", d)
+}
+
+// viewerName names the request's viewer in the log; empty when the dashboard does not authenticate.
+func viewerName(ctx context.Context) string {
+	if v := viewerOf(ctx); v != nil {
+		return v.Name
+	}
+	return ""
 }
 
 // flash is what an action did, shown once on the page it returns to.

@@ -71,7 +71,7 @@ type check struct {
 func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 	ctx, namespace, name := r.Context(), r.PathValue("namespace"), r.PathValue("name")
 	cl := &libv1beta1.SveltosCluster{}
-	if err := s.src.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cl); err != nil {
+	if err := s.read(ctx).Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cl); err != nil {
 		return nil, view.NotFound(err, "SveltosCluster", namespace, name)
 	}
 	body := &clusterBody{Kind: "SveltosCluster", Name: namespace + "/" + name, Labels: labels(cl.Labels)}
@@ -80,7 +80,7 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 		body.Connection = "ready: its API server answers"
 	}
 	var summaries configv1beta1.ClusterSummaryList
-	if err := s.src.List(ctx, &summaries, client.InNamespace(namespace)); shown(err) != nil {
+	if err := s.read(ctx).List(ctx, &summaries, client.InNamespace(namespace)); shown(err) != nil {
 		return nil, err
 	}
 	for i := range summaries.Items {
@@ -104,7 +104,7 @@ func (s *Server) summaryDeployment(ctx context.Context, cs *configv1beta1.Cluste
 	family, name, _ := configv1beta1.SummaryProfile(cs)
 	d := deployment{Source: family.Describe(cs.Namespace, name)}
 	profile := family.NewProfile()
-	switch err := s.src.Get(ctx, family.Key(cs.Namespace, name), profile); {
+	switch err := s.read(ctx).Get(ctx, family.Key(cs.Namespace, name), profile); {
 	case apierrors.IsNotFound(err):
 		d.State, d.Reason = view.Progressing, "its "+family.Kind()+" is gone: the content is being removed"
 		return d, nil
@@ -151,7 +151,7 @@ func (s *Server) summaryDeployment(ctx context.Context, cs *configv1beta1.Cluste
 func (s *Server) memberCluster(r *http.Request) (*pageData, error) {
 	ctx, name := r.Context(), r.PathValue("name")
 	mc := &clusterv1beta1.MemberCluster{}
-	if err := s.src.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+	if err := s.read(ctx).Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 		return nil, view.NotFound(err, "MemberCluster", "", name)
 	}
 	body := &clusterBody{Kind: "MemberCluster", Name: name, Labels: labels(mc.Labels), Connection: "not probed yet"}
@@ -164,7 +164,7 @@ func (s *Server) memberCluster(r *http.Request) (*pageData, error) {
 	}
 	for _, family := range []placementv1beta1.Family{placementv1beta1.ClusterFamily, placementv1beta1.NamespacedFamily} {
 		bindings := family.NewBindingList()
-		if err := s.src.List(ctx, bindings); shown(err) != nil {
+		if err := s.read(ctx).List(ctx, bindings); shown(err) != nil {
 			return nil, err
 		}
 		for _, b := range bindings.BindingObjs() {

@@ -35,11 +35,16 @@ import (
 
 // Options configure a dashboard.
 type Options struct {
-	// Writer performs the actions (approve, suspend, resume, stop, rollback) with its identity;
-	// nil turns them off and the pages offer none.
+	// Writer performs the actions (approve, suspend, resume, stop, rollback) with its identity,
+	// when Auth is nil; nil turns them off and the pages offer none.
 	Writer client.Client
-	// ActingAs says, on the pages, whose permissions the actions use.
-	ActingAs string
+	// Auth, when set, serves only the viewers the API server knows, each what it may see.
+	// Served anywhere but on a loopback address, the dashboard needs it.
+	Auth *Auth
+	// Actions, with Auth, offers the actions, performed as the viewer.
+	Actions bool
+	// TLS, when set, serves the dashboard over TLS; trusting a proxy needs it.
+	TLS *TLS
 	// TileLimit is how many clusters a stage shows as tiles. A larger stage shows how many
 	// clusters are in each state and, as tiles, only those that need attention first.
 	TileLimit int
@@ -57,6 +62,7 @@ type Server struct {
 	src     *Source
 	opts    Options
 	pages   *pages
+	auth    *authenticator
 	mux     *http.ServeMux
 	handler http.Handler
 }
@@ -74,8 +80,16 @@ func New(src *Source, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{src: src, opts: opts, pages: p, mux: http.NewServeMux()}
+	var h http.Handler = s.mux
+	if opts.Auth != nil {
+		if opts.Auth.Reviewer == nil || opts.Auth.Config == nil {
+			return nil, errors.New("dashboard: authentication needs a reviewer and the API server's configuration")
+		}
+		s.auth = newAuthenticator(*opts.Auth)
+		h = s.authenticated(h)
+	}
 	s.routes()
-	s.handler = http.NewCrossOriginProtection().Handler(s.mux)
+	s.handler = http.NewCrossOriginProtection().Handler(h)
 	return s, nil
 }
 
@@ -89,9 +103,39 @@ func (s *Server) routes() {
 	s.page("/memberclusters/{name}", "cluster", s.memberCluster)
 	s.mux.Handle("GET /static/", http.FileServerFS(staticFS()))
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	if s.opts.Writer != nil {
+	if s.auth != nil {
+		s.mux.HandleFunc("POST /login", s.signIn)
+		s.mux.HandleFunc("POST /logout", s.signOut)
+	}
+	if s.acts() {
 		s.actions()
 	}
+}
+
+// acts says whether the dashboard offers actions at all.
+func (s *Server) acts() bool {
+	if s.auth != nil {
+		return s.opts.Actions
+	}
+	return s.opts.Writer != nil
+}
+
+// actsFor says whether the pages offer the request's viewer actions: never an anonymous one.
+func (s *Server) actsFor(ctx context.Context) bool {
+	v := viewerOf(ctx)
+	return s.acts() && (v == nil || !v.anonymous())
+}
+
+// writer performs the request's actions: as its viewer when the dashboard authenticates.
+func (s *Server) writer(r *http.Request) (client.Client, error) {
+	if s.auth == nil {
+		return s.opts.Writer, nil
+	}
+	v := viewerOf(r.Context())
+	if v == nil {
+		return nil, errNoCredentials
+	}
+	return s.auth.actAs(v)
 }
 
 // ServeHTTP serves the dashboard. Requests that change something and come from another site
@@ -115,9 +159,27 @@ func Serve(ctx context.Context, addr string, handler http.Handler, log logr.Logg
 	return ServeListener(ctx, ln, handler, log)
 }
 
-// ServeListener is Serve on a listener already open.
+// ServeListener is Serve on a listener already open. A dashboard that does not authenticate its
+// viewers serves only on a loopback address.
 func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, log logr.Logger) error {
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+	loopback := Loopback(ln.Addr())
+	if s, ok := handler.(*Server); ok && s.auth == nil && !loopback {
+		_ = ln.Close()
+		return fmt.Errorf("dashboard: refusing to serve at %s without authentication: anyone who reaches it would read, and act, "+
+			"as the dashboard's identity; serve it on a loopback address such as 127.0.0.1, or authenticate its viewers", ln.Addr())
+	}
+	scheme := "http"
+	if s, ok := handler.(*Server); ok {
+		secure, err := s.tlsListener(ctx, ln)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		if secure != ln {
+			ln, scheme = secure, "https"
+		}
+	}
+	if loopback {
 		handler = loopbackOnly(handler)
 	}
 	srv := &http.Server{
@@ -126,7 +188,7 @@ func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, l
 		// No write timeout: the live streams stay open as long as their pages.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
-	log.Info("dashboard serving", "address", "http://"+ln.Addr().String())
+	log.Info("dashboard serving", "address", scheme+"://"+ln.Addr().String())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -144,6 +206,12 @@ func ServeListener(ctx context.Context, ln net.Listener, handler http.Handler, l
 		return err
 	}
 	return nil
+}
+
+// Loopback says whether addr is a loopback address, which only this machine reaches.
+func Loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // loopbackOnly refuses requests whose Host is not a loopback name or address.

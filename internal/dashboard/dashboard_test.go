@@ -53,7 +53,7 @@ func newTestServer(t *testing.T, denied []schema.GroupKind, objs ...client.Objec
 	t.Helper()
 	s := scheme.New()
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(objs...).Build()
-	src := &Source{reader: c, scheme: s, denied: map[schema.GroupKind]string{}}
+	src := testSource(c, s)
 	for _, gk := range denied {
 		src.denied[gk] = "not shown: you may not list " + gk.Kind
 	}
@@ -96,7 +96,9 @@ func TestRolloutGolden(t *testing.T) {
 	body.Stages[1].Approve = true
 	body.Suspend = true
 	d := &pageData{Title: "ClusterPromotion kyverno", Crumbs: []crumb{{Text: "ClusterPromotion kyverno"}}, Live: "/live/promotions/kyverno", Body: body}
-	srv.complete(d)
+	if err := srv.complete(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
 	out, err := srv.pages.execute("rollout", "layout", d)
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +265,7 @@ func TestActions(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	s := scheme.New()
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(promotion()).Build()
-	srv, err := New(&Source{reader: c, scheme: s, denied: map[schema.GroupKind]string{}}, Options{Log: logr.Discard()})
+	srv, err := New(testSource(c, s), Options{Log: logr.Discard()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +355,7 @@ func BenchmarkLargeStage(b *testing.B) {
 	var size int
 	for b.Loop() {
 		d := &pageData{Title: "ClusterPromotion kyverno", Body: srv.rolloutBody(ro, "/promotions/kyverno", sveltosClusterHref)}
-		srv.complete(d)
+		_ = srv.complete(b.Context(), d)
 		out, err := srv.pages.execute("rollout", "layout", d)
 		if err != nil {
 			b.Fatal(err)

@@ -45,7 +45,7 @@ const maxEvents = 100
 // events is the timeline of the objects' Events, the most recent first.
 func (s *Server) events(ctx context.Context, refs []objectRef) ([]event, error) {
 	var list eventsv1.EventList
-	if err := s.src.List(ctx, &list); err != nil {
+	if err := s.read(ctx).List(ctx, &list); err != nil {
 		return nil, shown(err)
 	}
 	var out []event

@@ -47,7 +47,7 @@ func (s *Server) overview(r *http.Request) (*pageData, error) {
 	ctx := r.Context()
 	var promotionRows, profileRows, runRows []row
 	var promotions configv1beta1.ClusterPromotionList
-	if err := s.src.List(ctx, &promotions); shown(err) != nil {
+	if err := s.read(ctx).List(ctx, &promotions); shown(err) != nil {
 		return nil, err
 	}
 	for i := range promotions.Items {
@@ -55,7 +55,7 @@ func (s *Server) overview(r *http.Request) (*pageData, error) {
 		promotionRows = append(promotionRows, row{view.PromotionOutline(p), "/promotions/" + p.Name})
 	}
 	var profiles configv1beta1.ClusterProfileList
-	if err := s.src.List(ctx, &profiles); shown(err) != nil {
+	if err := s.read(ctx).List(ctx, &profiles); shown(err) != nil {
 		return nil, err
 	}
 	for i := range profiles.Items {
@@ -69,7 +69,7 @@ func (s *Server) overview(r *http.Request) (*pageData, error) {
 	}
 	for _, family := range []placementv1beta1.Family{placementv1beta1.ClusterFamily, placementv1beta1.NamespacedFamily} {
 		runs := family.NewUpdateRunList()
-		if err := s.src.List(ctx, runs); shown(err) != nil {
+		if err := s.read(ctx).List(ctx, runs); shown(err) != nil {
 			return nil, err
 		}
 		for _, run := range runs.UpdateRunObjs() {

@@ -18,6 +18,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -54,10 +55,13 @@ type pageData struct {
 	Flash *flash
 	// Denied says what the page cannot show for want of permission.
 	Denied []string
-	// Actions says whether the page offers actions, and ActingAs whose permissions they use.
-	Actions  bool
-	ActingAs string
-	Body     any
+	// Actions says whether the page offers actions.
+	Actions bool
+	// Viewer is who signed in, when the dashboard authenticates; SignOut offers to forget the
+	// token the browser keeps.
+	Viewer  string
+	SignOut bool
+	Body    any
 }
 
 // crumb is one step of the breadcrumb trail; the last has no link.
@@ -81,7 +85,7 @@ func parsePages(now func() time.Time) (*pages, error) {
 		return nil, err
 	}
 	p := &pages{byName: map[string]*template.Template{}}
-	for _, name := range []string{"overview", "rollout", "cluster", "error"} {
+	for _, name := range []string{"overview", "rollout", "cluster", "error", "signin"} {
 		t, err := template.Must(base.Clone()).ParseFS(web, "web/templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -125,26 +129,46 @@ func (s *Server) page(path, tmpl string, build builder) {
 			s.fail(w, r, err)
 			return
 		}
-		s.complete(d)
 		d.Live = "/live" + r.URL.EscapedPath()
 		d.Flash = takeFlash(w, r)
-		out, err := s.pages.execute(tmpl, "layout", d)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(out)
+		s.render(w, r, http.StatusOK, tmpl, d)
 	})
 	s.mux.HandleFunc("GET /live"+path, func(w http.ResponseWriter, r *http.Request) { s.stream(w, r, tmpl, build) })
 }
 
 // complete fills in the layout's part that every page shares.
-func (s *Server) complete(d *pageData) {
-	d.Denied = s.src.Denied()
-	d.Actions = s.opts.Writer != nil
-	d.ActingAs = s.opts.ActingAs
+func (s *Server) complete(ctx context.Context, d *pageData) error {
+	denied, err := s.denied(ctx)
+	if err != nil {
+		return err
+	}
+	d.Denied = denied
+	d.Actions = s.actsFor(ctx)
+	if v := viewerOf(ctx); v != nil {
+		d.Viewer, d.SignOut = v.Name, v.token != ""
+	}
+	return nil
+}
+
+// render writes the page tmpl of d with the status code.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, tmpl string, d *pageData) {
+	err := s.complete(r.Context(), d)
+	var out []byte
+	if err == nil {
+		out, err = s.pages.execute(tmpl, "layout", d)
+	}
+	if err != nil {
+		if tmpl == "error" {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(out)
 }
 
 // fail shows err as a page, with the status it calls for.
@@ -154,15 +178,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.opts.Log.Error(err, "serving a dashboard page", "path", r.URL.Path)
 	}
 	d := &pageData{Title: http.StatusText(code), Crumbs: []crumb{{Text: http.StatusText(code)}}, Body: err.Error()}
-	s.complete(d)
-	out, rerr := s.pages.execute("error", "layout", d)
-	if rerr != nil {
-		http.Error(w, err.Error(), code)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(code)
-	_, _ = w.Write(out)
+	s.render(w, r, code, "error", d)
 }
 
 // status is the HTTP status of a page that could not be built for err.
@@ -188,10 +204,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, tmpl string, bui
 	w.WriteHeader(http.StatusOK)
 	var last []byte
 	send := func() error {
+		// A viewer whose token the API server no longer accepts sees no more.
+		if s.auth != nil && !viewerOf(r.Context()).anonymous() {
+			if _, err := s.auth.authenticate(r); err != nil {
+				return err
+			}
+		}
 		var part []byte
 		d, err := build(r)
 		if err == nil {
-			s.complete(d)
+			err = s.complete(r.Context(), d)
+		}
+		if err == nil {
 			part, err = s.pages.execute(tmpl, "live", d)
 		}
 		if err != nil {

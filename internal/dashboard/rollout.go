@@ -87,16 +87,16 @@ type tile struct {
 
 func (s *Server) promotion(r *http.Request) (*pageData, error) {
 	ctx, name := r.Context(), r.PathValue("name")
-	p, err := operate.Promotion(ctx, s.src, name)
+	p, err := operate.Promotion(ctx, s.read(ctx), name)
 	if err != nil {
 		return nil, err
 	}
-	ro, err := view.Promotion(ctx, s.src, name, view.Options{MaxClusters: s.opts.TileLimit})
+	ro, err := view.Promotion(ctx, s.read(ctx), name, view.Options{MaxClusters: s.opts.TileLimit})
 	if err != nil {
 		return nil, err
 	}
 	body := s.rolloutBody(ro, "/promotions/"+url.PathEscape(name), sveltosClusterHref)
-	if s.opts.Writer != nil {
+	if s.actsFor(ctx) {
 		for i := range body.Stages {
 			body.Stages[i].Approve = approvable(p, body.Stages[i].Name)
 		}
@@ -127,7 +127,7 @@ func approvable(p *configv1beta1.ClusterPromotion, stage string) bool {
 
 func (s *Server) profile(r *http.Request) (*pageData, error) {
 	ctx, name := r.Context(), r.PathValue("name")
-	ro, err := view.Profile(ctx, s.src, "", name, view.Options{MaxClusters: s.opts.TileLimit})
+	ro, err := view.Profile(ctx, s.read(ctx), "", name, view.Options{MaxClusters: s.opts.TileLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -140,16 +140,16 @@ func (s *Server) profile(r *http.Request) (*pageData, error) {
 
 func (s *Server) run(r *http.Request) (*pageData, error) {
 	ctx, namespace, name := r.Context(), r.PathValue("namespace"), r.PathValue("name")
-	run, err := operate.Run(ctx, s.src, namespace, name)
+	run, err := operate.Run(ctx, s.read(ctx), namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	ro, err := view.Run(ctx, s.src, namespace, name, view.Options{MaxClusters: s.opts.TileLimit})
+	ro, err := view.Run(ctx, s.read(ctx), namespace, name, view.Options{MaxClusters: s.opts.TileLimit})
 	if err != nil {
 		return nil, err
 	}
 	body := s.rolloutBody(ro, runHref(namespace, name), memberClusterHref)
-	if s.opts.Writer != nil {
+	if s.actsFor(ctx) {
 		for i := range body.Stages {
 			task, err := operate.PendingApproval(run, body.Stages[i].Name)
 			body.Stages[i].Approve = err == nil && task != ""
@@ -182,7 +182,7 @@ func (s *Server) rollbackIndices(ctx context.Context, run placementv1beta1.Updat
 		return nil, nil // the run has not resolved its index yet
 	}
 	runs := placementv1beta1.FamilyOf(run).NewUpdateRunList()
-	if err := s.src.List(ctx, runs, client.InNamespace(run.GetNamespace())); err != nil {
+	if err := s.read(ctx).List(ctx, runs, client.InNamespace(run.GetNamespace())); err != nil {
 		return nil, err
 	}
 	var out []int

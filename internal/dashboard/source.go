@@ -25,6 +25,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -57,13 +58,15 @@ type Source struct {
 	changes broadcaster
 	// denied maps each kind the identity may not list and watch to a sentence that says so.
 	denied map[schema.GroupKind]string
+	// kinds are the kinds watched, as the API server serves them.
+	kinds map[schema.GroupKind]kindInfo
 }
 
 // NewSource watches, in c, each kind the dashboard shows that the identity of checker may list
 // and watch in every namespace; the pages say which kinds it may not. checker asks the API
 // server (SelfSubjectAccessReview), so the answer is the identity's own RBAC.
 func NewSource(ctx context.Context, c cache.Cache, checker client.Client) (*Source, error) {
-	s := &Source{reader: c, scheme: checker.Scheme(), denied: map[schema.GroupKind]string{}}
+	s := &Source{reader: c, scheme: checker.Scheme(), denied: map[schema.GroupKind]string{}, kinds: map[schema.GroupKind]kindInfo{}}
 	for _, obj := range watched() {
 		gvk, err := apiutil.GVKForObject(obj, checker.Scheme())
 		if err != nil {
@@ -80,6 +83,7 @@ func NewSource(ctx context.Context, c cache.Cache, checker client.Client) (*Sour
 			s.denied[gvk.GroupKind()] = why
 			continue
 		}
+		s.kinds[gvk.GroupKind()] = kindInfo{resource: mapping.Resource.GroupResource(), namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
 			return nil, fmt.Errorf("watching %s: %w", gvk.Kind, err)
@@ -146,6 +150,22 @@ func (s *Source) check(obj runtime.Object) error {
 		return &deniedError{why}
 	}
 	return nil
+}
+
+// kind is how the API server serves the kind of obj, which the identity may watch.
+func (s *Source) kind(obj runtime.Object) (kindInfo, error) {
+	if err := s.check(obj); err != nil {
+		return kindInfo{}, err
+	}
+	gvk, err := apiutil.GVKForObject(obj, s.scheme)
+	if err != nil {
+		return kindInfo{}, err
+	}
+	k, ok := s.kinds[schema.GroupKind{Group: gvk.Group, Kind: strings.TrimSuffix(gvk.Kind, "List")}]
+	if !ok {
+		return kindInfo{}, &deniedError{"not shown: the dashboard does not show " + gvk.Kind}
+	}
+	return k, nil
 }
 
 // Denied lists, in words, what the dashboard cannot show for want of permission.

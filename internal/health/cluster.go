@@ -27,13 +27,13 @@ import (
 // says whether an object matches. A selector without filters matches every object.
 func CompileSelector(name string, sel *libv1beta1.ResourceSelector, opts Options) (Evaluator, error) {
 	cache, limits := opts.cache(), opts.Limits.withDefaults()
-	ev := &evaluator{}
+	ev := &evaluator{secrets: newSecretGuard(opts.Secrets)}
 	if sel.Evaluate != "" {
 		proto, err := compileLua(cache, name, sel.Evaluate)
 		if err != nil {
 			return nil, err
 		}
-		ev.lua = &luaEvaluator{check: name, proto: proto, getter: opts.Getter, limits: limits, verdict: "matching"}
+		ev.lua = &luaEvaluator{check: name, proto: proto, getter: ev.secrets.getter(opts.Getter), limits: limits, verdict: "matching"}
 	}
 	if len(sel.EvaluateCEL) > 0 {
 		rules, err := compileCEL(cache, name, sel.EvaluateCEL, limits.CELCostLimit)
@@ -56,7 +56,7 @@ func CompileCondition(name, script string, opts Options) (*Condition, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Condition{lua: &luaEvaluator{check: name, proto: proto, getter: opts.Getter,
+	return &Condition{lua: &luaEvaluator{check: name, proto: proto, getter: newSecretGuard(opts.Secrets).getter(opts.Getter),
 		limits: opts.Limits.withDefaults(), input: "resources", verdict: "pass"}}, nil
 }
 

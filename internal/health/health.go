@@ -56,6 +56,12 @@ type Options struct {
 	// fail with a clear error; the two-argument table lookup works regardless.
 	Getter ResourceGetter
 
+	// Secrets, when set, says which Secrets the profile's owner may read: every other Secret
+	// the check sees, selected or read with getResource, has its data and stringData values
+	// replaced by Redacted, so that no message of the check can carry them. Nil reads every
+	// Secret as the controller does (a platform admin's profile).
+	Secrets SecretAccess
+
 	// Metrics are the results of the check's metricQueries, exposed to Lua as the global table
 	// metrics (always present, possibly empty, as upstream).
 	Metrics map[string]float64
@@ -141,13 +147,13 @@ func Compile(check *libv1beta1.ValidateHealth, opts Options) (Evaluator, error) 
 	}
 
 	cache, limits := opts.cache(), opts.Limits.withDefaults()
-	ev := &evaluator{}
+	ev := &evaluator{secrets: newSecretGuard(opts.Secrets)}
 	if check.Script != "" {
 		proto, err := compileLua(cache, name, check.Script)
 		if err != nil {
 			return nil, err
 		}
-		ev.lua = &luaEvaluator{check: name, proto: proto, getter: opts.Getter, metrics: opts.Metrics, limits: limits}
+		ev.lua = &luaEvaluator{check: name, proto: proto, getter: ev.secrets.getter(opts.Getter), metrics: opts.Metrics, limits: limits}
 	}
 	if len(check.EvaluateCEL) > 0 {
 		rules, err := compileCEL(cache, name, check.EvaluateCEL, limits.CELCostLimit)
@@ -162,11 +168,13 @@ func Compile(check *libv1beta1.ValidateHealth, opts Options) (Evaluator, error) 
 // evaluator combines the two languages: Lua, then CEL, both must pass. With neither it is an
 // existence check.
 type evaluator struct {
-	lua *luaEvaluator
-	cel *celEvaluator
+	lua     *luaEvaluator
+	cel     *celEvaluator
+	secrets *secretGuard
 }
 
 func (e *evaluator) Evaluate(ctx context.Context, obj map[string]any) (Result, error) {
+	obj = e.secrets.redact(ctx, obj)
 	res := Result{Healthy: true}
 	if e.lua != nil {
 		r, err := e.lua.Evaluate(ctx, obj)

@@ -31,6 +31,8 @@ import (
 type Chart struct {
 	Chart  configv1beta1.HelmChart
 	Values map[string]any
+	// Secrets are the values taken from valuesFrom Secrets, for reports to cut.
+	Secrets SecretValues
 }
 
 // ChartMetadata adds the profile's extraLabels and extraAnnotations to every object of a release.
@@ -65,7 +67,7 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 			for _, k := range src.sortedKeys() {
 				var more map[string]any
 				if err := yaml.Unmarshal(src.Data[k], &more); err != nil {
-					return permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %w", hc.ReleaseName, src, k, err))
+					return permanent(fmt.Errorf("chart %s valuesFrom %s key %q is not YAML: %s", hc.ReleaseName, src, k, contentError(src, err)))
 				}
 				chart.Values = mergeValues(chart.Values, more)
 			}
@@ -80,6 +82,7 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 				templates = append(templates, src)
 				continue
 			}
+			chart.Secrets = chart.Secrets.With(src)
 			if err := merge(src); err != nil {
 				return nil, err
 			}
@@ -88,6 +91,7 @@ func Charts(ctx context.Context, c client.Reader, cs *configv1beta1.ClusterSumma
 			if err := instantiateSource(in, &src); err != nil {
 				return nil, err
 			}
+			chart.Secrets = chart.Secrets.With(src)
 			if err := merge(src); err != nil {
 				return nil, err
 			}

@@ -204,6 +204,10 @@ func instantiateSource(in *instantiator, src *Source) error {
 	data := make(map[string][]byte, len(src.Data))
 	for _, k := range src.sortedKeys() {
 		out, err := in.instantiate(fmt.Sprintf("%s key %s", src, k), string(src.Data[k]))
+		if err != nil && src.Kind == "Secret" && IsPermanent(err) {
+			// Template errors quote the template, here a Secret's content.
+			return permanent(fmt.Errorf("%s key %s is a template that %s", src, k, contentError(*src, err)))
+		}
 		if err != nil {
 			return err
 		}

@@ -39,7 +39,8 @@ func TestMain(m *testing.M) {
 			// The Cluster Inventory API is on, as the chart has it; MemberClusters' ClusterProfiles go to
 			// "default", which exists in every sandbox.
 			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second,
-				ClusterInventory: true, InventoryNamespace: "default"})
+				ClusterInventory: true, InventoryNamespace: "default",
+				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},
 		sandbox.ClusterSpec{Name: "member1", Labels: map[string]string{"environment": "canary", "order": "2"}},
 		sandbox.ClusterSpec{Name: "member2", Labels: map[string]string{"environment": "staging"}},

@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 	testenv.SourceController = true
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second})
+			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
+				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},
 		sandbox.ClusterSpec{Name: "corpus", Labels: map[string]string{corpusLabel: "true"}},
 	)

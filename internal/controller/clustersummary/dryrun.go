@@ -86,7 +86,7 @@ func (d *deployment) writeReport(ctx context.Context, f *configv1beta1.FeatureSu
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
-		cm.Data[key] = truncateReport(report)
+		cm.Data[key] = truncateReport(d.secretValues.Redact(report))
 		return controllerutil.SetControllerReference(d.cs, cm, d.r.client.Scheme())
 	})
 	if err != nil && !apierrors.IsConflict(err) {

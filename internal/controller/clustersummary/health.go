@@ -69,13 +69,14 @@ func (d *deployment) runChecks(ctx context.Context, checks []libv1beta1.Validate
 	if len(checks) > 0 {
 		defer func(start time.Time) { metrics.ObserveHealthCheck(pre, start, err) }(time.Now())
 	}
+	secrets := d.secretAccess()
 	for i := range checks {
 		c := &checks[i]
 		fail := func(err error) error { return &healthError{check: c.CheckName(), feature: id, pre: pre, err: err} }
 		if c.IsMetricOnly() || c.MetricSource != nil {
 			return permanent(fail(errors.New("metric checks (metricSource, metricQueries) are not supported by Stagecoach")))
 		}
-		ev, err := health.Compile(c, health.Options{Getter: d.remote.GetObject})
+		ev, err := health.Compile(c, health.Options{Getter: d.remote.GetObject, Secrets: secrets})
 		if err != nil {
 			return permanent(fail(err))
 		}

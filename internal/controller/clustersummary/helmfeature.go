@@ -42,6 +42,9 @@ func (d *deployment) helm(ctx context.Context) {
 	}
 	f := feature(st, libv1beta1.FeatureHelm)
 	inputs, err := render.Charts(ctx, d.r.client, d.cs)
+	for _, in := range inputs {
+		d.secretValues = d.secretValues.Join(in.Secrets)
+	}
 	values := make([]map[string]any, 0, len(inputs))
 	charts := make([]configv1beta1.HelmChart, 0, len(inputs))
 	for _, in := range inputs {
@@ -118,6 +121,7 @@ func (d *deployment) deployCharts(ctx context.Context, inputs []render.Chart, fa
 		start := time.Now()
 		rel, err := d.r.helm.Deploy(ctx, d.remote, d.owner(libv1beta1.FeatureHelm), hc, in.Values, render.ChartPatches(d.patchList),
 			render.ChartMetadata(d.spec()), helm.ConsecutiveFailures(failedBefore))
+		err = d.secretValues.Hide(err)
 		metrics.ObserveDeploy(string(libv1beta1.FeatureHelm), start, err)
 		var conflict *helm.ConflictError
 		switch {

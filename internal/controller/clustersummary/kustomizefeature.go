@@ -38,6 +38,9 @@ func (d *deployment) kustomize(ctx context.Context) {
 	}
 	f := feature(st, libv1beta1.FeatureKustomize)
 	ks, err := render.Kustomizations(ctx, d.r.client, d.cs)
+	for _, k := range ks {
+		d.secretValues = d.secretValues.With(k.ValuesFrom...)
+	}
 	patches, perr := d.patches(ctx)
 	var values []map[string]string
 	if err == nil {

@@ -185,6 +185,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 // deploy brings every feature in line with the spec and says when to look again.
 func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote) ctrl.Result {
 	d := &deployment{r: r, cs: cs, remote: remote, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
+	if _, tenant, err := configv1beta1.SummaryTenant(cs); tenant || err != nil {
+		// A tenant's charts come only from where the tenant source policy allows.
+		ctx = helm.ForTenant(ctx)
+	}
 	d.helm(ctx)
 	d.resources(ctx)
 	d.kustomize(ctx)

@@ -43,6 +43,8 @@ type deployment struct {
 	previous []configv1beta1.HelmChartSummary
 	// released are the releases this pass installed, upgraded or found up to date.
 	released []helm.Release
+	// secretValues are the values the features took from Secrets, cut from dry-run reports.
+	secretValues render.SecretValues
 
 	// The profile's patches, read once per pass (see patches).
 	patchList   []kustomize.Patch
@@ -222,6 +224,7 @@ func (d *deployment) withdraw(ctx context.Context) error {
 
 // fail records a failed attempt and tells whoever watches the summary.
 func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
+	err = d.secretValues.Hide(err)
 	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
 	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
 }

@@ -42,7 +42,9 @@ type CacheOptions struct {
 	// IndexTTL is how long a repository's index.yaml is trusted before it is fetched again;
 	// default one minute. It bounds how late a newly published version is noticed.
 	IndexTTL time.Duration
-	Log      logr.Logger
+	// Sources bound where charts may come from, for tenants' and admins' profiles.
+	Sources Sources
+	Log     logr.Logger
 }
 
 // Cache finds and downloads charts for every cluster of the fleet: one download per
@@ -50,11 +52,12 @@ type CacheOptions struct {
 // Concurrent requests for the same archive or index wait for a single fetch. A chart asked for
 // by exact version and already on disk costs no network at all.
 type Cache struct {
-	dir   string
-	ttl   time.Duration
-	log   logr.Logger
-	group singleflight.Group
-	now   func() time.Time
+	dir     string
+	ttl     time.Duration
+	sources Sources
+	log     logr.Logger
+	group   singleflight.Group
+	now     func() time.Time
 
 	mu      sync.Mutex
 	indexes map[string]cachedIndex // by repository URL
@@ -77,7 +80,7 @@ func NewCache(opts CacheOptions) (*Cache, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("chart cache: %w", err)
 	}
-	return &Cache{dir: opts.Dir, ttl: opts.IndexTTL, log: opts.Log, now: time.Now, indexes: map[string]cachedIndex{}}, nil
+	return &Cache{dir: opts.Dir, ttl: opts.IndexTTL, sources: opts.Sources, log: opts.Log, now: time.Now, indexes: map[string]cachedIndex{}}, nil
 }
 
 // Fetch returns a freshly loaded copy of the chart hc names, downloading it if needed. creds may
@@ -85,6 +88,9 @@ func NewCache(opts CacheOptions) (*Cache, error) {
 func (c *Cache) Fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Credentials) (*chart.Chart, error) {
 	ref, err := parseChartRef(hc)
 	if err != nil {
+		return nil, err
+	}
+	if ctx, err = c.admit(ctx, ref); err != nil {
 		return nil, err
 	}
 	data, path, err := c.archive(ctx, ref, creds)

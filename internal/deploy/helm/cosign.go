@@ -106,7 +106,10 @@ func (c *Cache) FetchSigned(ctx context.Context, hc configv1beta1.HelmChart, cre
 		return nil, permanent(fmt.Errorf("%w: %s: signatureVerification needs an OCI chart (oci://); "+
 			"a chart from an HTTP(S) repository is verified with provenanceVerification", ErrInvalidSpec, ref))
 	}
-	repo, err := ociRepository(ref, creds)
+	if ctx, err = c.admit(ctx, ref); err != nil {
+		return nil, err
+	}
+	repo, err := ociRepository(ctx, ref, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -229,12 +232,12 @@ func chartLayer(raw []byte) (ocispec.Descriptor, error) {
 const helmChartLayerType = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 // ociRepository reaches the chart's repository with creds, as the Helm client of oci.go does.
-func ociRepository(ref chartRef, creds *Credentials) (*registryremote.Repository, error) {
+func ociRepository(ctx context.Context, ref chartRef, creds *Credentials) (*registryremote.Repository, error) {
 	repo, err := registryremote.NewRepository(strings.TrimPrefix(ref.repoURL, "oci://"))
 	if err != nil {
 		return nil, permanent(fmt.Errorf("%w: %s: %w", ErrInvalidSpec, ref, err))
 	}
-	hc, err := httpClient(creds)
+	hc, err := httpClient(ctx, creds)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ var (
 	ErrBadChart = errors.New("bad chart archive")
 	// ErrInvalidSpec: the HelmChart itself cannot be acted on (unsupported repository kind, …).
 	ErrInvalidSpec = errors.New("invalid helm chart spec")
+	// ErrSourceRefused: the chart's repository or registry is a host, or resolves to an
+	// address, that the source policy of the profile's owner refuses (sources.go).
+	ErrSourceRefused = errors.New("chart source refused")
 )
 
 // permanentError marks an error that retrying the same spec cannot fix: the user must change
@@ -61,7 +64,7 @@ func IsPermanent(err error) bool {
 	if errors.As(err, &p) {
 		return true
 	}
-	for _, sentinel := range []error{ErrChartNotFound, ErrVersionNotFound, ErrInvalidValues, ErrBadChart, ErrInvalidSpec} {
+	for _, sentinel := range []error{ErrChartNotFound, ErrVersionNotFound, ErrInvalidValues, ErrBadChart, ErrInvalidSpec, ErrSourceRefused} {
 		if errors.Is(err, sentinel) {
 			return true
 		}

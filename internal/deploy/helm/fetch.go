@@ -54,10 +54,12 @@ type Credentials struct {
 // are reused across clusters.
 var defaultHTTP = &http.Client{Timeout: 2 * time.Minute}
 
-// httpClient returns the client for creds; a custom TLS setup gets a short-lived client.
-func httpClient(creds *Credentials) (*http.Client, error) {
+// httpClient returns the client for creds under the source policy of ctx; a custom TLS setup
+// gets a short-lived client.
+func httpClient(ctx context.Context, creds *Credentials) (*http.Client, error) {
+	p := policyFrom(ctx)
 	if creds == nil || (len(creds.CA) == 0 && !creds.InsecureSkipTLSVerify) {
-		return defaultHTTP, nil
+		return p.httpClient(), nil
 	}
 	cfg := &tls.Config{InsecureSkipVerify: creds.InsecureSkipTLSVerify} //nolint:gosec // the user asked for it
 	if len(creds.CA) > 0 {
@@ -70,7 +72,7 @@ func httpClient(creds *Credentials) (*http.Client, error) {
 		}
 		cfg.RootCAs = pool
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := p.transport()
 	tr.TLSClientConfig = cfg
 	tr.DisableKeepAlives = true
 	return &http.Client{Timeout: 2 * time.Minute, Transport: tr}, nil
@@ -97,7 +99,10 @@ func downloadChart(ctx context.Context, ref chartRef, cv *repo.ChartVersion, cre
 // get downloads u. Network failures and server errors are transient; a 4xx answer means the
 // URL or the credentials are wrong, which retrying does not fix.
 func get(ctx context.Context, repoURL, u string, creds *Credentials, sendCreds bool) ([]byte, error) {
-	client, err := httpClient(creds)
+	if err := policyFrom(ctx).check(ctx, u); err != nil {
+		return nil, err
+	}
+	client, err := httpClient(ctx, creds)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ import (
 // ociArchive pulls a chart from an OCI registry. A range or an empty version is resolved
 // against the repository's tags.
 func (c *Cache) ociArchive(ctx context.Context, ref chartRef, creds *Credentials) ([]byte, string, error) {
-	client, err := c.registryClient(creds)
+	client, err := c.registryClient(ctx, creds)
 	if err != nil {
 		return nil, "", err
 	}
@@ -63,9 +63,13 @@ func (c *Cache) ociArchive(ctx context.Context, ref chartRef, creds *Credentials
 
 // registryClient builds a Helm registry client for creds. It never reads the user's Helm or
 // Docker login files: a controller authenticates only with what the HelmChart names.
-func (c *Cache) registryClient(creds *Credentials) (*registry.Client, error) {
+func (c *Cache) registryClient(ctx context.Context, creds *Credentials) (*registry.Client, error) {
 	opts := []registry.ClientOption{
 		registry.ClientOptCredentialsFile(filepath.Join(c.dir, "registry-config.json")),
+	}
+	custom := creds != nil && (len(creds.CA) > 0 || creds.InsecureSkipTLSVerify)
+	if p := policyFrom(ctx); p != nil && !custom {
+		opts = append(opts, registry.ClientOptHTTPClient(p.httpClient()))
 	}
 	if creds != nil {
 		if creds.PlainHTTP {
@@ -78,7 +82,7 @@ func (c *Cache) registryClient(creds *Credentials) (*registry.Client, error) {
 			opts = append(opts, registry.ClientOptEnableCache(true))
 		}
 		if len(creds.CA) > 0 || creds.InsecureSkipTLSVerify {
-			hc, err := httpClient(creds)
+			hc, err := httpClient(ctx, creds)
 			if err != nil {
 				return nil, err
 			}

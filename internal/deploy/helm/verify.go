@@ -72,6 +72,9 @@ func (c *Cache) FetchVerified(ctx context.Context, hc configv1beta1.HelmChart, c
 	if err != nil {
 		return nil, err
 	}
+	if ctx, err = c.admit(ctx, ref); err != nil {
+		return nil, err
+	}
 	if ref.kind == repoOCI {
 		return nil, permanent(fmt.Errorf("%w: %s: provenanceVerification needs a chart from an HTTP(S) repository; "+
 			"an OCI chart would be verified with signatureVerification", ErrInvalidSpec, ref))

@@ -140,3 +140,9 @@ func tenantNamespaces() []any {
 	}
 	return out
 }
+
+// TenantRefusedChartNetworks is controller.ChartSources.TenantRefusedNetworks for suites whose
+// tenants' profiles install charts from the local chart repository: the default refused
+// networks but loopback, where the repository listens. Link-local addresses and the service
+// network stay refused.
+var TenantRefusedChartNetworks = []string{"link-local", "service-network"}
