@@ -126,6 +126,19 @@ func TestTenantLabelsAdmission(t *testing.T) {
 		return c.Patch(ctx, p, client.MergeFrom(base))
 	}
 
+	respec := func(c client.Client, name string) error {
+		p := &configv1beta1.ClusterProfile{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
+			return err
+		}
+		base := p.DeepCopy()
+		p.Spec.ClusterSelector.MatchLabels = map[string]string{"e2e-vap": "other-clusters"}
+		return c.Patch(ctx, p, client.MergeFrom(base))
+	}
+	if err := admin.Create(ctx, profile("e2e-vap-probe-admin")); err != nil {
+		t.Fatal(err)
+	}
+
 	// The policy takes a moment to be enforced once applied.
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		p := profile("e2e-vap-probe")
@@ -139,12 +152,14 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	allowed("alice creates her own profile", aliceC.Create(ctx, profile("e2e-vap-alice", ns, "e2e-vap-alice")))
 	allowed("alice changes it", relabel(aliceC, "e2e-vap-alice", map[string]string{"note": "mine"}))
 	refused("bob creates a profile labelled alice", bobC.Create(ctx, profile("e2e-vap-bob-as-alice", ns, "e2e-vap-alice")), "only that ServiceAccount itself")
-	refused("bob changes alice's profile", relabel(bobC, "e2e-vap-alice", map[string]string{"note": "bob"}), "only that ServiceAccount itself")
+	refused("bob changes what alice's profile deploys", respec(bobC, "e2e-vap-alice"), "only that ServiceAccount itself")
+	allowed("bob, whom RBAC lets, labels alice's profile otherwise", relabel(bobC, "e2e-vap-alice", map[string]string{"note": "bob"}))
 	refused("bob relabels alice's profile as his", relabel(bobC, "e2e-vap-alice",
 		map[string]string{configv1beta1.ServiceAccountNameLabel: "e2e-vap-bob"}), "may change or remove its tenant labels")
 	refused("a plain user creates a profile labelled alice", plain.Create(ctx, profile("e2e-vap-plain-as-alice", ns, "e2e-vap-alice")), "e2e-vap-plain may not")
 	refused("a plain user creates a profile without tenant labels", plain.Create(ctx, profile("e2e-vap-plain")),
-		"a platform admin's: only a member of system:masters may create or change it")
+		"a platform admin's: only a member of system:masters may create it or change what it deploys")
+	refused("a plain user changes what an admin's profile deploys", respec(plain, "e2e-vap-probe-admin"), "a platform admin's")
 	refused("alice removes her labels", relabel(aliceC, "e2e-vap-alice",
 		map[string]string{configv1beta1.ServiceAccountNameLabel: "", configv1beta1.ServiceAccountNamespaceLabel: ""}), "a platform admin's")
 	refused("an admin sets half a pair", groupAdmin.Create(ctx, profile("e2e-vap-half", "", "e2e-vap-alice")), "only half of its tenant labels")
@@ -162,6 +177,36 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	base := p.DeepCopy()
 	p.Status.MatchingClusterRefs = []corev1.ObjectReference{{Kind: "SveltosCluster", Namespace: ns, Name: "none"}}
 	allowed("bob writes an admin profile's status", bobC.Status().Patch(ctx, p, client.MergeFrom(base)))
+
+	// Whom RBAC lets approve or suspend an admin's promotion may (the dashboard's and the CLI's
+	// actions); what it deploys, and the content its stages deploy, only an admin may change.
+	promo := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-vap-promotion", Labels: map[string]string{"e2e-vap": "true"}}}
+	promo.Spec.Stages = []configv1beta1.Stage{{Name: "gate", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{Approved: ptr(false)}}}}
+	promo.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"e2e-vap": "no-cluster"}
+	if err := admin.Create(ctx, promo); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), promo) })
+	operate := func(what string, mutate func(*configv1beta1.ClusterPromotion)) error {
+		p := &configv1beta1.ClusterPromotion{}
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(promo), p); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		base := p.DeepCopy()
+		mutate(p)
+		return plain.Patch(ctx, p, client.MergeFrom(base))
+	}
+	allowed("a plain user approves an admin's promotion", operate("approve", func(p *configv1beta1.ClusterPromotion) {
+		p.Spec.Stages[0].Trigger.Manual.Approved = ptr(true)
+	}))
+	allowed("a plain user suspends it", operate("suspend", func(p *configv1beta1.ClusterPromotion) { p.Spec.Suspend = true }))
+	refused("a plain user changes what it deploys", operate("profileSpec", func(p *configv1beta1.ClusterPromotion) {
+		p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "Secret", Namespace: "kube-system", Name: "x"}}
+	}), "a platform admin's")
+	refused("a plain user adds content to a stage", operate("preHealthCheckDeployment", func(p *configv1beta1.ClusterPromotion) {
+		p.Spec.Stages[0].Trigger.Manual.PreHealthCheckDeployment = &configv1beta1.PolicyRefSet{
+			List: []configv1beta1.PolicyRef{{Kind: "Secret", Namespace: "kube-system", Name: "x"}}}
+	}), "a platform admin's")
 
 	// A Profile acts only as a ServiceAccount of its own namespace, whoever writes it.
 	tenantProfile := func(name, saNamespace, sa string) *configv1beta1.Profile {
