@@ -38,6 +38,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/updaterun"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
+	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 	"github.com/stagecoach-dev/stagecoach/internal/secretcache"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
@@ -105,13 +106,14 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace
 	}
+	freeze.SetNamespace(opts.Namespace)
 	log := ctrl.Log.WithName("controller")
 	// Every reconciler reads Secrets through c, which holds only those read.
 	c, err := secretcache.New(context.Background(), mgr)
 	if err != nil {
 		return err
 	}
-	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent())})
+	clusters := fleet.NewCache(c, fleet.CacheOptions{UserAgent: opts.Shard.UserAgent(rest.DefaultKubernetesUserAgent()), Namespace: opts.Namespace})
 	sources, err := sourcePolicies(context.Background(), mgr.GetAPIReader(), opts.ChartSources, log.WithName("charts"))
 	if err != nil {
 		return err

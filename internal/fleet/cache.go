@@ -45,6 +45,9 @@ type CacheOptions struct {
 	// UserAgent, when set, is what every request to a managed cluster says it comes from, so
 	// that the cluster's audit log tells the controller replicas apart.
 	UserAgent string
+	// Namespace is the controller's own, where renewed kubeconfigs are kept (RenewedKubeconfig);
+	// empty reads none.
+	Namespace string
 }
 
 // Cache keeps one connection per managed cluster, built from the cluster's kubeconfig Secret on
@@ -115,7 +118,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
-	if err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent); err != nil {
+	if err := conn.refresh(ctx, c.reader, ref, c.opts); err != nil {
 		return nil, err
 	}
 	if conn.remote == nil {
@@ -145,7 +148,7 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 	c.sweep()
 	conn := c.connection(ref)
 	conn.mu.Lock()
-	err := conn.refresh(ctx, c.reader, ref, c.opts.UserAgent)
+	err := conn.refresh(ctx, c.reader, ref, c.opts)
 	probe, host := conn.probe, ""
 	if conn.config != nil {
 		host = serverURL(conn.config.Host)
@@ -218,14 +221,17 @@ func (c *Cache) connection(ref ClusterRef) *connection {
 }
 
 // refresh makes config and probe match the cluster's current kubeconfig. The caller holds mu.
-func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef, userAgent string) error {
+func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef, opts CacheOptions) error {
 	loc, err := locateKubeconfig(ctx, reader, ref)
 	if err == nil {
 		var secret *corev1.Secret
 		var data []byte
 		secret, data, loc, err = readKubeconfig(ctx, reader, ref, loc)
 		if err == nil {
-			return conn.update(ref, loc, secret, data, userAgent)
+			secret, data, loc, err = preferRenewed(ctx, reader, opts.Namespace, ref, secret, data, loc)
+		}
+		if err == nil {
+			return conn.update(ref, loc, secret, data, opts.UserAgent)
 		}
 	}
 	// A cluster that is gone or whose kubeconfig is broken must not keep being reached with

@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
@@ -100,7 +99,7 @@ func readArtifact(ctx context.Context, rd tenancy.Readers, ref Ref) (Content, er
 func ensureArtifact(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, ct Content) (string, error) {
 	name := copyName(ct, owner)
 	existing := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ct.Namespace, Name: name}, existing); err == nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, existing); err == nil {
 		return name, nil
 	} else if !apierrors.IsNotFound(err) {
 		return "", fmt.Errorf("reading the copy of %s: %w", ct.Ref, err)
@@ -115,13 +114,11 @@ func ensureArtifact(ctx context.Context, c client.Client, scheme *runtime.Scheme
 		BinaryData: map[string][]byte{ArtifactKey: data},
 		Immutable:  &immutable,
 	}
-	cp.SetNamespace(ct.Namespace)
 	cp.SetName(name)
-	cp.SetLabels(owner.labels())
 	annotations := map[string]string{SourceAnnotation: ct.String()}
 	maps.Copy(annotations, ct.Artifact.Annotations)
 	cp.SetAnnotations(annotations)
-	if err := controllerutil.SetOwnerReference(owner.Object, cp, scheme); err != nil {
+	if err := place(cp, owner, scheme); err != nil {
 		return "", err
 	}
 	if err := c.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -77,7 +77,7 @@ func TestArtifactIsFrozenByDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "src", Name: names[ref]}, cp); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: Namespace(), Name: names[ref]}, cp); err != nil {
 		t.Fatalf("copy %q: %v", names[ref], err)
 	}
 	if from, ok := IsArtifactCopy(cp); !ok || from != "GitRepository src/repo" || !bytes.Equal(cp.BinaryData[ArtifactKey], []byte("tarball of main@sha1:aaa")) ||

@@ -36,7 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	tpl "github.com/stagecoach-dev/stagecoach/internal/template"
@@ -61,7 +60,11 @@ type Owner struct {
 }
 
 func (o Owner) labels() map[string]string {
-	return map[string]string{OwnerLabel: o.Object.GetName(), OwnerKindLabel: o.Kind}
+	l := map[string]string{OwnerLabel: o.Object.GetName(), OwnerKindLabel: o.Kind}
+	if ns := o.Object.GetNamespace(); ns != "" {
+		l[OwnerNamespaceLabel] = ns
+	}
+	return l
 }
 
 // PromotionCopies are the labels of the copies made for the named ClusterPromotion, which its
@@ -238,19 +241,22 @@ func Digest(contents []Content) []byte {
 }
 
 // copyName names the copy of a content for an owner: the original's name and a hash of the
-// owner and what it holds, so that an owner's equal contents share one copy, an edit makes
-// another, and two rollouts reading the same object never share (nor delete) each other's copy.
+// owner, the original's namespace and what it holds, so that an owner's equal contents share
+// one copy, an edit makes another, and two rollouts reading the same object never share (nor
+// delete) each other's copy. Copies of every namespace share the controller's.
 func copyName(ct Content, owner Owner) string {
 	suffix := "-" + hex.EncodeToString(sum(struct {
-		Owner   map[string]string `json:"owner"`
-		Payload any               `json:"payload"`
-	}{owner.labels(), contentPayload(ct)}))[:10]
+		Owner     map[string]string `json:"owner"`
+		Namespace string            `json:"namespace"`
+		Payload   any               `json:"payload"`
+	}{owner.labels(), ct.Namespace, contentPayload(ct)}))[:10]
 	const maxName = 253
 	return strings.TrimRight(ct.Name[:min(len(ct.Name), maxName-len(suffix))], "-.") + suffix
 }
 
 // Ensure makes the copy of each existing content, owned by owner and labelled for it, and
-// returns, for each ref it copied, the name of the copy (in the original's namespace). A copy
+// returns, for each ref it copied, the name of the copy (in the controller's namespace; specs
+// keep naming the original's namespace, and readers look for the copy with GetCopy). A copy
 // that exists already is used as it is: copies are immutable and named by their content.
 func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner Owner, contents []Content) (map[Ref]string, error) {
 	names := map[Ref]string{}
@@ -282,7 +288,7 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 			cp = &corev1.Secret{Type: o.Type, Data: o.Data, Immutable: new(bool)}
 			*cp.(*corev1.Secret).Immutable = true
 		}
-		cp.SetNamespace(ct.Namespace)
+		cp.SetNamespace(namespace)
 		cp.SetName(copyName(ct, owner))
 		names[ct.Ref] = cp.GetName()
 		existing := cp.DeepCopyObject().(client.Object)
@@ -291,14 +297,13 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 		} else if !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("reading the copy of %s: %w", ct.Ref, err)
 		}
-		cp.SetLabels(owner.labels())
 		annotations := kept(ct.Object)
 		if annotations == nil {
 			annotations = map[string]string{}
 		}
 		annotations[SourceAnnotation] = ct.String()
 		cp.SetAnnotations(annotations)
-		if err := controllerutil.SetOwnerReference(owner.Object, cp, scheme); err != nil {
+		if err := place(cp, owner, scheme); err != nil {
 			return nil, err
 		}
 		if err := c.Create(ctx, cp); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -308,17 +313,23 @@ func Ensure(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner 
 	return names, nil
 }
 
-// Collect deletes the copies made for the owner that keep does not list (by Ref of the copy).
+// Collect deletes the copies made for the owner that keep does not list (by Ref of the copy, as
+// specs name it: in the original's namespace). A nil keep deletes them all, as when the owner
+// goes: a Profile's copies have no owner reference for garbage collection to follow.
 func Collect(ctx context.Context, c client.Client, owner Owner, keep map[Ref]bool) error {
 	copies, err := list(ctx, c, owner)
 	if err != nil {
 		return err
 	}
 	for _, obj := range copies {
-		if keep[Ref{kindOf(obj), obj.GetNamespace(), obj.GetName()}] {
+		if keep[specRef(obj)] {
 			continue
 		}
-		if err := c.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())}); client.IgnoreNotFound(err) != nil {
+		err := c.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())})
+		if earlier(obj, err) {
+			continue // made beside its original by an earlier release: it goes with its owner
+		}
+		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("deleting the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
@@ -341,17 +352,48 @@ func Release(ctx context.Context, c client.Client, owner Owner) error {
 		delete(labels, OwnerLabel)
 		delete(labels, OwnerKindLabel)
 		obj.SetLabels(labels)
-		if err := c.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		err := c.Patch(ctx, obj, client.MergeFrom(base))
+		if earlier(obj, err) {
+			continue // it goes with the promotion; its profiles then read the original
+		}
+		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("releasing the copy %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
 	return nil
 }
 
-// list returns the copies made for the owner; a namespaced owner (a Profile) has its copies in
-// its own namespace, and Profiles of one name in other namespaces have theirs.
+// list returns the copies made for the owner. A cluster-scoped owner's are found in every
+// namespace: in the controller's, and beside their originals where an earlier release made
+// them. A Profile's are in the controller's namespace, labelled with its namespace, or (made by
+// an earlier release) in its own namespace; Profiles of one name in other namespaces have theirs.
 func list(ctx context.Context, c client.Reader, owner Owner) ([]client.Object, error) {
-	opts := []client.ListOption{client.MatchingLabels(owner.labels()), client.InNamespace(owner.Object.GetNamespace())}
+	ns := owner.Object.GetNamespace()
+	out, err := listIn(ctx, c, owner.labels(), ns, "")
+	if err != nil || ns == "" {
+		return out, err
+	}
+	old := map[string]string{OwnerLabel: owner.Object.GetName(), OwnerKindLabel: owner.Kind}
+	more, err := listIn(ctx, c, old, ns, ns)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range more {
+		key := client.ObjectKeyFromObject(obj)
+		if !slices.ContainsFunc(out, func(o client.Object) bool { return client.ObjectKeyFromObject(o) == key && kindOf(o) == kindOf(obj) }) {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// listIn lists the ConfigMaps and Secrets labelled so in namespace ns (the controller's for a
+// Profile's copies, "" for all); those labelled for a Profile of another namespace are left out.
+func listIn(ctx context.Context, c client.Reader, labels map[string]string, ownerNamespace, ns string) ([]client.Object, error) {
+	if ownerNamespace != "" && ns == "" {
+		ns = namespace
+	}
+	opts := []client.ListOption{client.MatchingLabels(labels), client.InNamespace(ns)}
 	var cms corev1.ConfigMapList
 	if err := c.List(ctx, &cms, opts...); err != nil {
 		return nil, err
@@ -367,7 +409,10 @@ func list(ctx context.Context, c client.Reader, owner Owner) ([]client.Object, e
 	for i := range secrets.Items {
 		out = append(out, &secrets.Items[i])
 	}
-	return out, nil
+	return slices.DeleteFunc(out, func(o client.Object) bool {
+		v, ok := o.GetLabels()[OwnerNamespaceLabel]
+		return ok && v != ownerNamespace
+	}), nil
 }
 
 func kindOf(obj client.Object) string {

@@ -95,7 +95,7 @@ func TestObjectCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := names[before[0].Ref]
-	copied, err := ReadObject(ctx, c, ObjectRef("v1", "Secret", "apps", name))
+	copied, err := ReadObject(ctx, c, ObjectRef("v1", "Secret", Namespace(), name))
 	if err != nil || copied == nil {
 		t.Fatalf("copy %q: %v", name, err)
 	}
@@ -103,7 +103,7 @@ func TestObjectCopies(t *testing.T) {
 	if err := Release(ctx, c, owner); err != nil {
 		t.Fatal(err)
 	}
-	copied, _ = ReadObject(ctx, c, ObjectRef("v1", "Secret", "apps", name))
+	copied, _ = ReadObject(ctx, c, ObjectRef("v1", "Secret", Namespace(), name))
 	obj, err := CopiedObject(copied)
 	if err != nil || obj == nil {
 		t.Fatalf("copied object: %v %v", obj, err)
@@ -112,7 +112,7 @@ func TestObjectCopies(t *testing.T) {
 		t.Errorf("copied object %v", obj.Object)
 	}
 	var secret corev1.Secret
-	_ = c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: name}, &secret)
+	_ = c.Get(ctx, client.ObjectKey{Namespace: Namespace(), Name: name}, &secret)
 	if secret.Type != ObjectCopyType || secret.Immutable == nil || !*secret.Immutable {
 		t.Errorf("copy secret %+v", secret)
 	}

@@ -52,10 +52,10 @@ func TestProfilesOfOneNameKeepTheirCopies(t *testing.T) {
 	if err := Collect(ctx, c, ownerIn("a"), map[Ref]bool{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "b", Name: names["b"]}, &corev1.ConfigMap{}); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: Namespace(), Name: names["b"]}, &corev1.ConfigMap{}); err != nil {
 		t.Errorf("Profile b/web's copy: %v", err)
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "a", Name: names["a"]}, &corev1.ConfigMap{}); err == nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: Namespace(), Name: names["a"]}, &corev1.ConfigMap{}); err == nil {
 		t.Error("Profile a/web's copy was not collected")
 	}
 }

@@ -69,19 +69,19 @@ func ReadArtifact(ctx context.Context, rd tenancy.Readers, kind, namespace, name
 	}
 	if copyName != "" {
 		// The copy a summary's frozenContent names is the controller's; one the spec names itself
-		// (a promotion's stage) is read as any reference is.
-		reader := rd.Controller
-		if kind == "ConfigMap" {
-			reader = rd.Referenced()
-		}
+		// (a promotion's stage) is the controller's to read only if the profile may (readCopy),
+		// and otherwise read as any reference is.
 		cm := &corev1.ConfigMap{}
-		err := reader.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
-		if err == nil {
-			if _, ok := freeze.IsArtifactCopy(cm); ok {
-				return artifactOfCopy(src, cm)
-			}
-		} else if !apierrors.IsNotFound(err) {
+		found, err := readCopy(ctx, rd, src.Namespace, copyName, cm, kind == "ConfigMap")
+		if !found && err == nil && kind == "ConfigMap" {
+			err = rd.Referenced().Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: copyName}, cm)
+			found = err == nil
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("reading the copy of %s%s: %w", src, rd.As(), err)
+		}
+		if _, ok := freeze.IsArtifactCopy(cm); found && ok {
+			return artifactOfCopy(src, cm)
 		}
 		if kind == "ConfigMap" {
 			return nil, permanent(fmt.Errorf("%s is not the frozen artifact of a Flux source", src))

@@ -72,8 +72,8 @@ func (s Source) sortedKeys() []string {
 // reserved for profile content, so that no ordinary Secret is pushed to clusters by mistake.
 //
 // The instantiator's copies map references onto the frozen copies to read instead (see package
-// freeze), which the controller reads; a copy that is gone reads as its original, which the
-// profile's tenant reads. Messages and hashes name the original either way.
+// freeze), which the controller reads (readCopy); a copy that is gone reads as its original,
+// which the profile's tenant reads. Messages and hashes name the original either way.
 func readSource(ctx context.Context, kind, namespace, name string, optional, profileContent bool, in *instantiator) (Source, error) {
 	namespace, name, err := in.reference(kind+" "+name, namespace, name)
 	if err != nil {
@@ -84,10 +84,14 @@ func readSource(ctx context.Context, kind, namespace, name string, optional, pro
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	get := func(obj client.Object) error {
 		if cp, ok := copies[freeze.Ref{Kind: kind, Namespace: namespace, Name: name}]; ok {
-			err := in.rd.Controller.Get(ctx, client.ObjectKey{Namespace: namespace, Name: cp}, obj)
-			if !apierrors.IsNotFound(err) {
+			// A copy that is gone reads as its original.
+			if found, err := readCopy(ctx, in.rd, namespace, cp, obj, false); found || err != nil {
 				return err
 			}
+		}
+		// A promotion's stage profile names the copy itself.
+		if found, err := readCopy(ctx, in.rd, namespace, name, obj, true); found || err != nil {
+			return err
 		}
 		return in.rd.Referenced().Get(ctx, key, obj)
 	}

@@ -20,8 +20,10 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -155,8 +157,14 @@ func (in *instantiator) templateObject(t *configv1beta1.TemplateResourceRef) (*u
 	var u *unstructured.Unstructured
 	if cp, ok := in.copies[ref]; ok {
 		// A copy that is gone reads as its original.
-		if u, err = freeze.ReadObject(in.ctx, in.rd.Controller, freeze.ObjectRef("v1", "Secret", namespace, cp)); err != nil {
+		if u, err = objectCopy(in.ctx, in.rd, namespace, cp, false); err != nil {
 			return nil, fmt.Errorf("%s: reading the copy of %s: %w", what, ref, err)
+		}
+	}
+	if u == nil && ref.Kind == "v1/Secret" {
+		// A promotion's stage profile names the copy itself.
+		if u, err = objectCopy(in.ctx, in.rd, namespace, name, true); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if u == nil {
@@ -196,4 +204,21 @@ func (in *instantiator) instantiate(name, text string) (string, error) {
 		return "", err
 	}
 	return run(name, text, data)
+}
+
+// objectCopy reads the frozen copy called name of an object of namespace from the controller's
+// namespace, as a v1 Secret; nil when there is none there.
+func objectCopy(ctx context.Context, rd tenancy.Readers, namespace, name string, named bool) (*unstructured.Unstructured, error) {
+	secret := &corev1.Secret{}
+	if found, err := readCopy(ctx, rd, namespace, name, secret, named); !found || err != nil {
+		return nil, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(secret)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("v1")
+	u.SetKind("Secret")
+	return u, nil
 }

@@ -68,6 +68,14 @@ func (r Readers) Referenced() client.Reader {
 	return referenced{r}
 }
 
+// MayReadCopy says whether the profile may read, through the controller, a frozen copy its
+// spec names itself: a profile read as the controller (an admin's, or a Profile confined to
+// its namespace) may; a tenant's only for its own promotion's copies (Copies), so that naming
+// another rollout's copy reads nothing the tenant could not.
+func (r Readers) MayReadCopy(obj client.Object) bool {
+	return r.Who == "" || hasLabels(obj, r.Copies)
+}
+
 type referenced struct{ r Readers }
 
 func (c referenced) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {

@@ -69,6 +69,9 @@ func (t *Tenants) conn(user string) (conn, error) {
 	if t.management == nil {
 		return conn{}, errors.New("the controller has no connection to the management cluster to act as a tenant")
 	}
+	if err := t.mayImpersonate(user); err != nil {
+		return conn{}, err
+	}
 	remote, err := t.management.Impersonating(user)
 	if err != nil {
 		return conn{}, err

@@ -88,11 +88,12 @@ func TestFluxGitRepositoryPromotion(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := staging.Spec.PolicyRefs[0]
+	// The copy is in the controller's namespace, made from the source in the reference's.
 	frozen := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, frozen); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: testenv.ChartNamespace, Name: ref.Name}, frozen); err != nil {
 		t.Fatalf("the staging stage's reference %s %s/%s: %v", ref.Kind, ref.Namespace, ref.Name, err)
 	}
-	if ref.Kind != "ConfigMap" || ref.Path != "./deploy" || !strings.HasSuffix(frozen.Data[freeze.RevisionKey], first) ||
+	if ref.Kind != "ConfigMap" || ref.Path != "./deploy" || !strings.HasPrefix(frozen.Annotations[freeze.SourceAnnotation], "GitRepository "+ref.Namespace+"/") || !strings.HasSuffix(frozen.Data[freeze.RevisionKey], first) ||
 		len(frozen.BinaryData[freeze.ArtifactKey]) == 0 || frozen.Immutable == nil || !*frozen.Immutable {
 		t.Errorf("the staging stage refers to %+v, holding revision %q; want the immutable copy of the artifact of %s",
 			ref, frozen.Data[freeze.RevisionKey], first)

@@ -37,7 +37,8 @@ import (
 
 // TestLocalDeploysAsTheProfilesServiceAccount: deploymentType Local content goes to the
 // management cluster as the ServiceAccount the profile names, with exactly its rights; a profile
-// that names none is refused.
+// that names none is refused, and so is one naming a ServiceAccount the chart's tenancy values
+// do not let the controller act as (a kube-system controller's), saying which value grants it.
 func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	t.Parallel()
 	// The controller may impersonate ServiceAccounts of the tenant namespaces only.
@@ -66,6 +67,7 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		for _, o := range objs {
 			_ = c.Delete(context.Background(), o)
 		}
+		_ = c.Delete(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-profile"}})
 	})
 
 	tenant := map[string]string{configv1beta1.ServiceAccountNameLabel: sa, configv1beta1.ServiceAccountNamespaceLabel: ns}
@@ -82,6 +84,8 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 	local("e2e-local-allowed", configMapManifest(ns, "e2e-local-from-profile", "v1"), tenant)
 	local("e2e-local-forbidden", configMapManifest("default", "tenant-content", "v1"), tenant)
 	local("e2e-local-anonymous", configMapManifest(ns, "e2e-local-anon-object", "v1"), nil)
+	local("e2e-local-unlisted", configMapManifest(ns, "e2e-local-unlisted-object", "v1"), map[string]string{
+		configv1beta1.ServiceAccountNameLabel: "replicaset-controller", configv1beta1.ServiceAccountNamespaceLabel: "kube-system"})
 
 	expectFeature(t, "e2e-local-allowed", "dev", libv1beta1.FeatureResources, libv1beta1.FeatureStatusProvisioned)
 	if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "e2e-local-from-profile"}, &corev1.ConfigMap{}); err != nil {
@@ -109,8 +113,10 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		})
 	}
 	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:"+ns+":"+sa)
+	failure("e2e-local-unlisted", "cannot impersonate", "tenancy.namespaces")
 	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
-	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anon-object"}} {
+	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anon-object"},
+		{Namespace: ns, Name: "e2e-local-unlisted-object"}} {
 		if err := c.Get(t.Context(), key, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s was deployed (%v)", key, err)
 		}

@@ -270,7 +270,7 @@ func TestTemplateReadsAnyKind(t *testing.T) {
 	waitMessage(t, "qa", ns, "web", "replicas 2", "")
 
 	var copies corev1.SecretList
-	if err := c.List(t.Context(), &copies, client.InNamespace("default"), client.MatchingLabels{"stagecoach.dev/frozen-for": name}); err != nil {
+	if err := c.List(t.Context(), &copies, client.InNamespace(testenv.ChartNamespace), client.MatchingLabels{"stagecoach.dev/frozen-for": name}); err != nil {
 		t.Fatal(err)
 	}
 	if len(copies.Items) != 1 || copies.Items[0].Type != "stagecoach.dev/frozen-object" {

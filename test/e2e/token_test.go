@@ -38,12 +38,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
 // TestTokenRenewal: a SveltosCluster whose kubeconfig holds a ServiceAccount token, with
-// tokenRequestRenewalOption, gets a new token written into its kubeconfig Secret, stays
-// reachable with it, and no token shows in its status or Events.
+// tokenRequestRenewalOption, gets a new token written into a renewed copy of its kubeconfig in
+// the controller's namespace (its own Secret is left as it is: the controller writes Secrets in
+// its namespace only), stays reachable with it, and no token shows in its status or Events; the
+// copy goes with the cluster.
 func TestTokenRenewal(t *testing.T) {
 	t.Parallel()
 	const ns, sa = "e2e-token", "renewer"
@@ -113,14 +116,15 @@ func TestTokenRenewal(t *testing.T) {
 		_ = mgmt.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	})
 
-	// The Secret gets a new token, which the cluster accepts as the ServiceAccount's.
+	// The renewed copy gets a new token, which the cluster accepts as the ServiceAccount's.
 	var renewed string
+	loc := fleet.RenewedKubeconfig(testenv.ChartNamespace, fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: ns, Name: "renewed"})
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {
 		s := &corev1.Secret{}
-		if err := mgmt.Get(ctx, client.ObjectKeyFromObject(secret), s); err != nil {
+		if err := mgmt.Get(ctx, client.ObjectKey{Namespace: loc.Namespace, Name: loc.Name}, s); err != nil {
 			return err
 		}
-		cfg, err := clientcmd.Load(s.Data["kubeconfig"])
+		cfg, err := clientcmd.Load(s.Data[fleet.RenewedKey])
 		if err != nil {
 			return err
 		}
@@ -174,6 +178,20 @@ func TestTokenRenewal(t *testing.T) {
 	if renewals == 0 {
 		t.Errorf("no TokenRenewed event among %d", len(events.Items))
 	}
+	own := &corev1.Secret{}
+	if err := mgmt.Get(ctx, client.ObjectKeyFromObject(secret), own); err != nil || string(own.Data["kubeconfig"]) != string(data) {
+		t.Errorf("the cluster's own kubeconfig Secret was changed (%v)", err)
+	}
+	if err := mgmt.Delete(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		err := mgmt.Get(ctx, client.ObjectKey{Namespace: loc.Namespace, Name: loc.Name}, &corev1.Secret{})
+		if err == nil {
+			return errors.New("the renewed kubeconfig outlives its cluster")
+		}
+		return client.IgnoreNotFound(err)
+	})
 }
 
 // TestTokenRenewalOfAUser: a kubeconfig that authenticates as a user, not a ServiceAccount,

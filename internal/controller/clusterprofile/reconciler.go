@@ -239,13 +239,18 @@ func namespaceNote(ps *pass) string {
 		ps.profile.GetNamespace(), strings.Join(ps.ignored, ", "), ps.profile.GetNamespace())
 }
 
-// reconcileDelete deletes every summary and lets the finalizer go once they are all gone.
+// reconcileDelete deletes every summary and lets the finalizer go once they are all gone, with
+// the profile's frozen copies: a Profile's, in the controller's namespace, have no owner
+// reference for garbage collection to follow.
 func (r *kindReconciler) reconcileDelete(ctx context.Context, profile configv1beta1.ProfileObj) (ctrl.Result, error) {
 	r.warned.Forget(profile.GetUID())
 	r.unreadable.Reset(profile.GetUID())
 	remaining, err := r.deleteStaleSummaries(ctx, r.family, profile, nil)
 	if err != nil || remaining {
 		return ctrl.Result{RequeueAfter: retryAfter}, err
+	}
+	if err := freeze.Collect(ctx, r.client, owner(profile), nil); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, profile, r.family.Finalizer())
 }

@@ -27,6 +27,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // The feature lifecycle of a ClusterSummary, decided without a client: when a feature is up to
@@ -89,7 +90,7 @@ func markFailed(f *configv1beta1.FeatureSummary, hash []byte, err error, maxFail
 		f.ConsecutiveFailures = 0
 	}
 	f.Hash = hash
-	msg := err.Error()
+	msg := tenancy.WithImpersonationHint(err.Error())
 	reason := reasonDeployFailed
 	f.Status = libv1beta1.FeatureStatusFailed
 	var perm permanentError

@@ -17,12 +17,14 @@ limitations under the License.
 package sveltoscluster
 
 // What the SveltosCluster controller reads and writes on the management cluster; make generate
-// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs;
+// collects these markers into config/rbac/role.yaml. The Secrets are the clusters' kubeconfigs,
+// read where they are; a renewed token is written into a copy in the controller's namespace;
 // spec.paused is patched by the active window.
 // The block stands alone on purpose: controller-gen reads rbac markers only from free-standing
 // comments, never from a declaration's doc comment.
 //
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=lib.projectsveltos.io,resources=sveltosclusters/status,verbs=patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",namespace=stagecoach-system,resources=secrets,verbs=create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

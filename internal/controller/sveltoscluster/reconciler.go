@@ -109,6 +109,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	// A cluster that is gone, or that another replica's shard serves, is let go.
 	if err != nil || !r.shard.Owns(cluster) {
 		r.fleet.Forget(ref)
+		if err != nil {
+			return ctrl.Result{}, r.forgetRenewed(ctx, ref)
+		}
 		return ctrl.Result{}, nil
 	}
 	// A cluster being deleted is no longer offered to deployments; its connection stays cached

@@ -26,6 +26,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -66,9 +67,10 @@ func tokenLife(opt *libv1beta1.TokenRequestRenewalOption) time.Duration {
 }
 
 // renewToken, for a cluster with tokenRequestRenewalOption whose renewal is due, requests a new
-// token for the ServiceAccount in the managed cluster and writes it into the kubeconfig Secret
-// in place of the old credentials. It returns how long until the next renewal is due and, when
-// the renewal failed, why; messages never quote the token or the kubeconfig.
+// token for the ServiceAccount in the managed cluster and writes the kubeconfig, with the new
+// token in place of the old credentials, into a Secret of the controller's namespace, which is
+// used in place of the cluster's own (writeRenewed). It returns how long until the next renewal
+// is due and, when the renewal failed, why; messages never quote the token or the kubeconfig.
 func (r *Reconciler) renewToken(ctx context.Context, ref fleet.ClusterRef, c *libv1beta1.SveltosCluster) (time.Duration, string) {
 	opt := c.Spec.TokenRequestRenewalOption
 	if opt == nil {
@@ -92,7 +94,8 @@ func (r *Reconciler) renewToken(ctx context.Context, ref fleet.ClusterRef, c *li
 	now := r.now()
 	c.Status.LastReconciledTokenRequestAt = now.UTC().Format(time.RFC3339)
 	r.recorder.Eventf(c, nil, corev1.EventTypeNormal, reasonTokenRenewed, "RenewToken",
-		"Renewed the token in the kubeconfig Secret; it expires at %s", expires.UTC().Format(time.RFC3339))
+		"Renewed the token, kept in Secret %s; it expires at %s",
+		fleet.RenewedKubeconfig(r.fleet.Namespace(), ref), expires.UTC().Format(time.RFC3339))
 	next := renewAfter(interval)
 	if life := expires.Sub(now); life > 0 && life < next {
 		// The API server may shorten a token's life: renew before it ends all the same.
@@ -127,7 +130,7 @@ func (r *Reconciler) writeToken(ctx context.Context, ref fleet.ClusterRef, c *li
 	}
 	if opt.KubeconfigKeyName != nil && *opt.KubeconfigKeyName != "" && *opt.KubeconfigKeyName != key {
 		return time.Time{}, fmt.Errorf("kubeconfigKeyName %q is not the key the cluster's kubeconfig is read from (%q); "+
-			"Stagecoach renews the kubeconfig in place: leave kubeconfigKeyName out or set spec.kubeconfigKeyName to the same key",
+			"Stagecoach renews the kubeconfig it reads: leave kubeconfigKeyName out or set spec.kubeconfigKeyName to the same key",
 			*opt.KubeconfigKeyName, key)
 	}
 	remote, err := r.fleet.Get(ctx, ref)
@@ -150,13 +153,48 @@ func (r *Reconciler) writeToken(ctx context.Context, ref fleet.ClusterRef, c *li
 	if err != nil {
 		return time.Time{}, fmt.Errorf("key %q of Secret %s: %w", key, loc, err)
 	}
-	secret.Data[key] = data
-	// The Secret's resourceVersion makes this an optimistic write: an edit made in between
-	// wins, and the renewal is tried again.
-	if err := r.client.Update(ctx, secret, client.FieldOwner("stagecoach-token-renewal")); err != nil {
-		return time.Time{}, fmt.Errorf("writing kubeconfig Secret %s: %w", loc, err)
+	rloc, err := r.writeRenewed(ctx, ref, secret.Data[key], data)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("writing the renewed kubeconfig Secret %s: %w", rloc, err)
 	}
 	return tr.Status.ExpirationTimestamp.Time, nil
+}
+
+// writeRenewed keeps the renewed kubeconfig in a Secret of the controller's namespace, which the
+// fleet cache prefers to the cluster's own while that one holds the kubeconfig it was made from
+// (from): the controller writes Secrets in its own namespace only.
+func (r *Reconciler) writeRenewed(ctx context.Context, ref fleet.ClusterRef, from, renewed []byte) (fleet.KubeconfigSecret, error) {
+	loc := fleet.RenewedKubeconfig(r.fleet.Namespace(), ref)
+	secret := &corev1.Secret{}
+	err := r.reader.Get(ctx, types.NamespacedName{Namespace: loc.Namespace, Name: loc.Name}, secret)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return loc, err
+	}
+	create := apierrors.IsNotFound(err)
+	secret.Namespace, secret.Name = loc.Namespace, loc.Name
+	if secret.Annotations == nil {
+		secret.Annotations = map[string]string{}
+	}
+	secret.Annotations[fleet.RenewedFromAnnotation] = fleet.KubeconfigDigest(from)
+	secret.Annotations[fleet.RenewedForAnnotation] = ref.Kind + " " + ref.Namespace + "/" + ref.Name
+	secret.Data = map[string][]byte{fleet.RenewedKey: renewed}
+	if create {
+		return loc, r.client.Create(ctx, secret, client.FieldOwner("stagecoach-token-renewal"))
+	}
+	// The Secret's resourceVersion makes this an optimistic write: an edit made in between
+	// wins, and the renewal is tried again.
+	return loc, r.client.Update(ctx, secret, client.FieldOwner("stagecoach-token-renewal"))
+}
+
+// forgetRenewed deletes the renewed kubeconfig of a cluster that is gone: it is in another
+// namespace than the cluster, which therefore cannot own it.
+func (r *Reconciler) forgetRenewed(ctx context.Context, ref fleet.ClusterRef) error {
+	if r.fleet.Namespace() == "" {
+		return nil
+	}
+	loc := fleet.RenewedKubeconfig(r.fleet.Namespace(), ref)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: loc.Namespace, Name: loc.Name}}
+	return client.IgnoreNotFound(r.client.Delete(ctx, secret))
 }
 
 // serviceAccountOf asks the managed cluster whom the kubeconfig authenticates as.

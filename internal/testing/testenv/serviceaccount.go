@@ -22,9 +22,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -45,16 +48,21 @@ var TenantNamespaces = []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d"}
 // ChartServiceAccount is the user the shared controller acts as; set by Main.
 var ChartServiceAccount string
 
-// asChartServiceAccount applies the ServiceAccount and RBAC objects of the Helm chart, rendered
-// with its default values, to the management cluster, and returns admin's config turned into one
-// that impersonates that ServiceAccount. The sandbox's API server enforces RBAC, so a controller
-// running with it proves the chart grants what the controller needs.
+// asChartServiceAccount applies the ServiceAccount, RBAC objects and tenancy admission policy of
+// the Helm chart, rendered with its default values but for tenancy.namespaces (TenantNamespaces),
+// to the management cluster, and returns a config that authenticates as that ServiceAccount, with
+// a token of its own: the controller's own impersonation of tenants' ServiceAccounts is then
+// checked against the chart's rules too (a config impersonating the ServiceAccount could not
+// impersonate anyone else in turn). The sandbox's API server enforces RBAC and the policy, so a
+// controller running with it proves the chart grants what the controller needs, and every suite
+// runs under the policy (tests write profiles as the sandbox's admin, a member of system:masters).
 func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Config, string, error) {
 	dir, err := chartDir()
 	if err != nil {
 		return nil, "", err
 	}
-	manifest, err := chartrender.Render(ctx, dir, chartrender.Options{Release: "stagecoach", Namespace: ChartNamespace})
+	manifest, err := chartrender.Render(ctx, dir, chartrender.Options{Release: "stagecoach", Namespace: ChartNamespace,
+		Values: map[string]any{"tenancy": map[string]any{"namespaces": tenantNamespaces()}}})
 	if err != nil {
 		return nil, "", err
 	}
@@ -72,12 +80,13 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 			return nil, "", err
 		}
 	}
-	user := ""
+	user, name := "", ""
 	for _, obj := range objs {
 		switch obj.GetKind() {
 		case "ServiceAccount":
-			user = "system:serviceaccount:" + ChartNamespace + ":" + obj.GetName()
-		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			name = obj.GetName()
+			user = "system:serviceaccount:" + ChartNamespace + ":" + name
+		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 		default:
 			continue
 		}
@@ -88,8 +97,18 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 	if user == "" {
 		return nil, "", errors.New("the chart renders no ServiceAccount")
 	}
-	cfg := rest.CopyConfig(admin)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		return nil, "", err
+	}
+	life := int64((48 * time.Hour).Seconds())
+	tr, err := cs.CoreV1().ServiceAccounts(ChartNamespace).CreateToken(ctx, name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &life}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("requesting a token for %s: %w", user, err)
+	}
+	cfg := rest.AnonymousClientConfig(admin)
+	cfg.BearerToken = tr.Status.Token
 	return cfg, user, nil
 }
 
@@ -111,6 +130,15 @@ func chartDir() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// tenantNamespaces is TenantNamespaces as Helm values hold a list.
+func tenantNamespaces() []any {
+	out := make([]any, 0, len(TenantNamespaces))
+	for _, ns := range TenantNamespaces {
+		out = append(out, ns)
+	}
+	return out
 }
 
 // TenantRefusedChartNetworks is controller.ChartSources.TenantRefusedNetworks for suites whose
