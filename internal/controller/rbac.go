@@ -23,3 +23,9 @@ package controller
 //
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// The service network, which tenants' charts may not come from, is read once at start: the
+// ServiceCIDR objects, or else the kubernetes Service's address.
+//
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=list
+// +kubebuilder:rbac:groups="",resources=services,verbs=get,resourceNames=kubernetes

@@ -31,12 +31,6 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
 )
 
-// The service network is read once at start: the ServiceCIDR objects, or else the
-// kubernetes Service's address.
-//
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=list
-// +kubebuilder:rbac:groups="",resources=services,verbs=get,resourceNames=kubernetes
-
 // ChartSources bound the Helm repositories and OCI registries profiles' charts come from
 // (docs/deploying.md#where-charts-may-come-from). Hosts lists, when not empty, are the only
 // hosts allowed; refused networks are never connected to, whatever a host name resolves to.
