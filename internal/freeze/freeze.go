@@ -126,6 +126,13 @@ func Read(ctx context.Context, rd tenancy.Readers, refs []Ref) ([]Content, error
 	refs = slices.Compact(refs)
 	out := make([]Content, 0, len(refs))
 	for _, ref := range refs {
+		if obj, found, err := readNamedCopy(ctx, rd, ref); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", ref, err)
+		} else if found {
+			// Frozen already: Ensure makes no copy of it.
+			out = append(out, Content{Ref: ref, Object: obj})
+			continue
+		}
 		if ref.IsObject() {
 			u, err := ReadObject(ctx, c, ref)
 			if meta.IsNoMatchError(err) {
@@ -168,6 +175,39 @@ func Read(ctx context.Context, rd tenancy.Readers, refs []Ref) ([]Content, error
 		out = append(out, Content{Ref: ref, Object: obj})
 	}
 	return out, nil
+}
+
+// readNamedCopy reads, as the controller, a copy that a spec names itself (a promotion's stage
+// profile names its promotion's copies, by their original's namespace): copies live in the
+// controller's namespace, which tenants may not read, so rd.Referenced would not find it. Only a
+// copy rd lets the profile read (tenancy.Readers.MayReadCopy) is read; it reports false
+// otherwise, and the reference is read as any other.
+func readNamedCopy(ctx context.Context, rd tenancy.Readers, ref Ref) (client.Object, bool, error) {
+	if rd.Controller == nil {
+		return nil, false, nil
+	}
+	var obj client.Object
+	switch ref.Kind {
+	case "ConfigMap":
+		obj = &corev1.ConfigMap{}
+	case "Secret", "v1/Secret":
+		obj = &corev1.Secret{}
+	default:
+		return nil, false, nil
+	}
+	found, err := GetCopyIf(ctx, rd.Controller, ref.Namespace, ref.Name, obj, rd.MayReadCopy)
+	if !found || err != nil || ref.Kind != "v1/Secret" {
+		return obj, found, err
+	}
+	// A templateResourceRefs object is read as an unstructured one.
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("v1")
+	u.SetKind("Secret")
+	return u, true, nil
 }
 
 // payload is what a copy keeps of an object: what is deployed from it, and the annotations

@@ -31,6 +31,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
+	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
 )
 
 // TestCopiesLiveInTheControllerNamespace: copies are made in the controller's namespace, read
@@ -123,5 +124,47 @@ func TestEarlierCopiesLeftToGarbageCollection(t *testing.T) {
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(old), &corev1.Secret{}); err != nil {
 		t.Errorf("the earlier copy: %v", err)
+	}
+}
+
+// forbidden reads nothing: the tenant may not read the controller's namespace, nor the copy's
+// name in its original's.
+type forbidden struct{}
+
+func (forbidden) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	return apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, key.Name, errors.New("tenant"))
+}
+
+func (forbidden) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("tenant"))
+}
+
+// TestReadFindsNamedCopiesForTheirPromotion: a tenant's stage profile names its promotion's
+// copies by their original's namespace; Read finds them in the controller's namespace, as the
+// controller, and leaves them unfrozen; another promotion's copy is read as the tenant, who
+// may not.
+func TestReadFindsNamedCopiesForTheirPromotion(t *testing.T) {
+	ctx := context.Background()
+	s := scheme.New()
+	c := fake.NewClientBuilder().WithScheme(s).Build()
+	promotion := Owner{Object: &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}}, Kind: "ClusterPromotion"}
+	ref := Ref{"Secret", "kube-system", "values"}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "values"}, Data: map[string][]byte{"k": []byte("v")}}
+	names, err := Ensure(ctx, c, s, promotion, []Content{{Ref: ref, Object: secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := Ref{"Secret", "kube-system", names[ref]}
+	rd := tenancy.Readers{Controller: c, Tenant: forbidden{}, Who: "ServiceAccount t/sa", Copies: PromotionCopies("p")}
+	got, err := Read(ctx, rd, []Ref{named})
+	if err != nil || len(got) != 1 || got[0].Object == nil || string(got[0].Object.(*corev1.Secret).Data["k"]) != "v" {
+		t.Fatalf("Read of the promotion's copy: %+v, %v", got, err)
+	}
+	if again, err := Ensure(ctx, c, s, promotion, got); err != nil || len(again) != 0 {
+		t.Errorf("a copy named by a spec was copied again: %v, %v", again, err)
+	}
+	rd.Copies = PromotionCopies("q")
+	if _, err := Read(ctx, rd, []Ref{named}); !apierrors.IsForbidden(err) {
+		t.Errorf("Read of another promotion's copy: %v, want the tenant's refusal", err)
 	}
 }

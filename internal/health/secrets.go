@@ -46,8 +46,9 @@ func newSecretGuard(may SecretAccess) *secretGuard {
 	return &secretGuard{may: may, seen: map[string]bool{}}
 }
 
-// redact returns obj, or a copy with its data and stringData values replaced when obj is a
-// Secret the owner may not read. obj itself is never changed.
+// redact returns obj, or a copy with its data and stringData values (and the last-applied
+// annotation, which repeats them) replaced when obj is a Secret the owner may not read. obj
+// itself is never changed.
 func (g *secretGuard) redact(ctx context.Context, obj map[string]any) map[string]any {
 	if g == nil || obj == nil || obj["kind"] != "Secret" || obj["apiVersion"] != "v1" {
 		return obj
@@ -70,8 +71,20 @@ func (g *secretGuard) redact(ctx context.Context, obj map[string]any) map[string
 		}
 		out[field] = hidden
 	}
+	// kubectl apply keeps the whole Secret, values included, in an annotation.
+	if annotations, ok := meta["annotations"].(map[string]any); ok {
+		if _, ok := annotations[lastApplied]; ok {
+			m, a := maps.Clone(meta), maps.Clone(annotations)
+			a[lastApplied] = Redacted
+			m["annotations"] = a
+			out["metadata"] = m
+		}
+	}
 	return out
 }
+
+// lastApplied is the annotation where kubectl apply keeps the object it applied.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 func (g *secretGuard) allowed(ctx context.Context, ns, name string) bool {
 	key := ns + "/" + name

@@ -27,7 +27,8 @@ import (
 
 func secret(ns, name string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret",
-		"metadata":   map[string]any{"namespace": ns, "name": name},
+		"metadata": map[string]any{"namespace": ns, "name": name, "annotations": map[string]any{
+			lastApplied: `{"apiVersion":"v1","kind":"Secret","stringData":{"token":"hunter2"}}`}},
 		"data":       map[string]any{"password": "aHVudGVyMg=="},
 		"stringData": map[string]any{"token": "hunter2"}}
 }
@@ -51,8 +52,9 @@ func mayRead(allowed ...string) SecretAccess {
 // keys and without its values, whether the check selected it or read it with getResource,
 // and whatever the check does its message cannot carry them.
 func TestSecretsRedacted(t *testing.T) {
+	db := secret("apps", "db")
 	getter := (&fakeGetter{objects: map[string]map[string]any{
-		"v1/Secret/apps/db":      secret("apps", "db"),
+		"v1/Secret/apps/db":      db,
 		"v1/Secret/apps/mine":    secret("apps", "mine"),
 		"v1/Secret/apps/broken":  secret("apps", "broken"),
 		"v1/ConfigMap/apps/conf": {"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "hunter2"}},
@@ -78,6 +80,11 @@ func TestSecretsRedacted(t *testing.T) {
 			secret("apps", "db"), mayRead(), Redacted + " " + Redacted},
 		{"selected Secret, admin", &libv1beta1.ValidateHealth{Name: "s", Version: "v1", Kind: "Secret", Script: selected},
 			secret("apps", "db"), nil, "aHVudGVyMg== hunter2"},
+		{"selected Secret, the last-applied annotation", &libv1beta1.ValidateHealth{Name: "s", Version: "v1", Kind: "Secret",
+			Script: returning(`{healthy = false, message = obj.metadata.annotations["` + lastApplied + `"]}`)},
+			secret("apps", "db"), mayRead(), Redacted},
+		{"getResource, the last-applied annotation", luaCheck(returning(`{healthy = false, message = getResource("v1", "Secret", "apps", "db").metadata.annotations["` +
+			lastApplied + `"]}`)), nil, mayRead(), Redacted},
 		{"CEL sees the redacted value", &libv1beta1.ValidateHealth{Name: "c", Version: "v1", Kind: "Secret",
 			EvaluateCEL: []libv1beta1.CELRule{{Name: "known", Rule: `self.data.password == "aHVudGVyMg=="`}}}, secret("apps", "db"), mayRead(), "known"},
 	} {
@@ -102,7 +109,8 @@ func TestSecretsRedacted(t *testing.T) {
 			}
 		})
 	}
-	if secret("apps", "db")["data"].(map[string]any)["password"] != "aHVudGVyMg==" {
+	if s := db; s["data"].(map[string]any)["password"] != "aHVudGVyMg==" ||
+		!strings.Contains(s["metadata"].(map[string]any)["annotations"].(map[string]any)[lastApplied].(string), "hunter2") {
 		t.Fatal("redaction changed the caller's object")
 	}
 }

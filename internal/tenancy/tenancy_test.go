@@ -48,7 +48,8 @@ func world(t *testing.T) client.Client {
 	return fake.NewClientBuilder().WithScheme(s).WithRESTMapper(mapper).WithObjects(
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x"}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "b", Name: "x"}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x-copy", Labels: map[string]string{"copy-of": "p"}}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x-0123456789", Labels: map[string]string{"copy-of": "p"}}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "x-labelled", Labels: map[string]string{"copy-of": "p"}}},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "admin"}},
 		&configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: tenant}},
 		&configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "admin"}},
@@ -131,14 +132,18 @@ func TestReferencedReadsOwnCopiesAsController(t *testing.T) {
 	denied := errors.New("forbidden")
 	rd := Readers{Controller: c, Tenant: failing{denied}, Who: "ServiceAccount t/sa", Copies: map[string]string{"copy-of": "p"}}
 	ctx := context.Background()
-	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x-copy"}, &corev1.ConfigMap{}); err != nil {
+	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x-0123456789"}, &corev1.ConfigMap{}); err != nil {
 		t.Errorf("own copy: %v", err)
 	}
 	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x"}, &corev1.ConfigMap{}); !errors.Is(err, denied) {
 		t.Errorf("original: %v, want the tenant's answer", err)
 	}
+	// A name no copy has is the tenant's to read, whatever its labels.
+	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x-labelled"}, &corev1.ConfigMap{}); !errors.Is(err, denied) {
+		t.Errorf("a labelled object not named as a copy: %v, want the tenant's answer", err)
+	}
 	rd.Copies = map[string]string{"copy-of": "q"}
-	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x-copy"}, &corev1.ConfigMap{}); !errors.Is(err, denied) {
+	if err := rd.Referenced().Get(ctx, client.ObjectKey{Namespace: "a", Name: "x-0123456789"}, &corev1.ConfigMap{}); !errors.Is(err, denied) {
 		t.Errorf("another owner's copy: %v, want the tenant's answer", err)
 	}
 	if got := rd.As(); got != " as ServiceAccount t/sa" {

@@ -50,7 +50,7 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	alice, bob := "system:serviceaccount:"+ns+":e2e-vap-alice", "system:serviceaccount:"+ns+":e2e-vap-bob"
 	writer := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-vap-profile-writer"}, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{"config.projectsveltos.io"},
-		Resources: []string{"clusterprofiles", "clusterprofiles/status", "profiles", "clusterpromotions"},
+		Resources: []string{"clusterprofiles", "clusterprofiles/status", "profiles", "clusterpromotions", "clusterpromotions/status"},
 		Verbs:     []string{"get", "list", "create", "update", "patch"},
 	}}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "e2e-vap-profile-writer"},
@@ -160,6 +160,9 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	refused("a plain user creates a profile without tenant labels", plain.Create(ctx, profile("e2e-vap-plain")),
 		"a platform admin's: only a member of system:masters may create it or change what it deploys")
 	refused("a plain user changes what an admin's profile deploys", respec(plain, "e2e-vap-probe-admin"), "a platform admin's")
+	refused("alice labels an admin's profile as hers", relabel(aliceC, "e2e-vap-probe-admin",
+		map[string]string{configv1beta1.ServiceAccountNamespaceLabel: ns, configv1beta1.ServiceAccountNameLabel: "e2e-vap-alice"}),
+		"a platform admin's: only a member of system:masters may give it tenant labels")
 	refused("alice removes her labels", relabel(aliceC, "e2e-vap-alice",
 		map[string]string{configv1beta1.ServiceAccountNameLabel: "", configv1beta1.ServiceAccountNamespaceLabel: ""}), "a platform admin's")
 	refused("an admin sets half a pair", groupAdmin.Create(ctx, profile("e2e-vap-half", "", "e2e-vap-alice")), "only half of its tenant labels")
@@ -207,6 +210,27 @@ func TestTenantLabelsAdmission(t *testing.T) {
 		p.Spec.Stages[0].Trigger.Manual.PreHealthCheckDeployment = &configv1beta1.PolicyRefSet{
 			List: []configv1beta1.PolicyRef{{Kind: "Secret", Namespace: "kube-system", Name: "x"}}}
 	}), "a platform admin's")
+
+	// status.lastKnownGood is what a rollback deploys: only an admin writes an admin's.
+	writeStatus := func(c client.Client, mutate func(*configv1beta1.ClusterPromotion)) error {
+		p := &configv1beta1.ClusterPromotion{}
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(promo), p); err != nil {
+			t.Fatal(err)
+		}
+		base := p.DeepCopy()
+		mutate(p)
+		return c.Status().Patch(ctx, p, client.MergeFrom(base))
+	}
+	allowed("a plain user writes an admin promotion's stage status", writeStatus(plain, func(p *configv1beta1.ClusterPromotion) {
+		p.Status.CurrentStageName = "gate"
+	}))
+	refused("a plain user writes an admin promotion's lastKnownGood", writeStatus(plain, func(p *configv1beta1.ClusterPromotion) {
+		p.Status.LastKnownGood = &configv1beta1.KnownGoodVersion{ProfileSpecHash: []byte("x"), Time: metav1.Now()}
+		p.Status.LastKnownGood.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "Secret", Namespace: "kube-system", Name: "x"}}
+	}), "status.lastKnownGood is the version a rollback deploys again")
+	allowed("an admin writes it", writeStatus(groupAdmin, func(p *configv1beta1.ClusterPromotion) {
+		p.Status.LastKnownGood = &configv1beta1.KnownGoodVersion{ProfileSpecHash: []byte("x"), Time: metav1.Now()}
+	}))
 
 	// A Profile acts only as a ServiceAccount of its own namespace, whoever writes it.
 	tenantProfile := func(name, saNamespace, sa string) *configv1beta1.Profile {

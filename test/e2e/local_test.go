@@ -113,7 +113,15 @@ func TestLocalDeploysAsTheProfilesServiceAccount(t *testing.T) {
 		})
 	}
 	failure("e2e-local-forbidden", "forbidden", "system:serviceaccount:"+ns+":"+sa)
-	failure("e2e-local-unlisted", "cannot impersonate", "tenancy.namespaces")
+	// The controller may not act as a ServiceAccount the chart's values do not list: the profile
+	// says so, and no summary is written.
+	unlisted := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: "e2e-local-unlisted"}}
+	waitProfileCondition(t, unlisted, profileConditions, configv1beta1.ProfileReadyCondition, metav1.ConditionFalse,
+		"cannot impersonate", "tenancy.namespaces")
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(unlisted), unlisted); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectEvent(t, timeout, c, unlisted, "ContentUnreadable")
 	failure("e2e-local-anonymous", configv1beta1.ServiceAccountNameLabel)
 	for _, key := range []client.ObjectKey{{Namespace: "default", Name: "tenant-content"}, {Namespace: ns, Name: "e2e-local-anon-object"},
 		{Namespace: ns, Name: "e2e-local-unlisted-object"}} {

@@ -34,12 +34,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/helm"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
@@ -301,9 +303,25 @@ func TestTenantProfileStaysInItsNamespace(t *testing.T) {
 		p.Spec.TemplateResourceRefs = []configv1beta1.TemplateResourceRef{{Identifier: "admin",
 			Resource: corev1.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "cluster-admin"}}}
 	})
-	other := profile("e2e-tb-other", tenantLabels("tenant-a", sa), func(p *configv1beta1.Profile) {
-		p.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "e2e-tb-local"}}
-	})
+	// The tenancy admission policy refuses such a Profile from anyone, admins included; only the
+	// controller's own writes pass it, so one made as the controller (with the rights of
+	// system:masters, to create Profiles) tries the controller's own refusal behind it.
+	other := &configv1beta1.Profile{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "e2e-tb-other", Labels: tenantLabels("tenant-a", sa)}}
+	other.Spec.ClusterSelector.MatchLabels = selector
+	other.Spec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Name: "e2e-tb-local"}}
+	if err := testenv.Client(t).Create(t.Context(), other.DeepCopy()); err == nil || !strings.Contains(err.Error(), "a Profile acts only as a ServiceAccount of its own namespace") {
+		t.Fatalf("an admin's Profile naming another namespace's ServiceAccount: %v, want the admission policy's refusal", err)
+	}
+	asController := rest.CopyConfig(testenv.Fleet.Management.Config)
+	asController.Impersonate = rest.ImpersonationConfig{UserName: testenv.ChartServiceAccount, Groups: []string{"system:masters", "system:authenticated"}}
+	controller, err := client.New(asController, client.Options{Scheme: scheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controller.Create(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = testenv.Client(t).Delete(context.Background(), other) })
 
 	c := testenv.Client(t)
 	testenv.Eventually(t, timeout, func(ctx context.Context) error {

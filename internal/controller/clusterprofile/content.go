@@ -90,6 +90,11 @@ func (r *Reconciler) freezeContent(ctx context.Context, profile configv1beta1.Pr
 		promotion = ref.Name
 	}
 	rd, err := r.tenants.Of(ctx, profile, configv1beta1.ProfileFamilyOf(profile).Namespaced, promotion, freeze.PromotionCopies(promotion))
+	if err != nil && !tenancy.IsRefused(err) {
+		// The controller may not act as the tenant (a ServiceAccount the chart's tenancy values do
+		// not list): the profile says so, and is retried, as for content the tenant may not read.
+		return nil, unreadableError{err}
+	}
 	if err != nil {
 		return nil, err
 	}

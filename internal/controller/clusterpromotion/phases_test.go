@@ -639,3 +639,19 @@ func TestRollbackRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestContentPhaseTenantNotActedAs: a tenant's promotion the controller cannot act as (here, with
+// no connection to impersonate with) says why on Ready and is tried again on a timer, rather than
+// failing the reconcile with nothing on the promotion.
+func TestContentPhaseTenantNotActedAs(t *testing.T) {
+	f := newFixture(t)
+	p := promotion(stage("dev", nil))
+	p.Labels = map[string]string{configv1beta1.ServiceAccountNameLabel: "deployer", configv1beta1.ServiceAccountNamespaceLabel: "team-a"}
+	ps := f.r.newPass(p)
+	err := f.run(t, ps, f.r.contentPhase)
+	f.r.summarise(ps)
+	if !errors.Is(err, errHalt) || ps.requeue != 2*time.Second {
+		t.Fatalf("got %v, requeue %v; want halted and retried in 2s", err, ps.requeue)
+	}
+	checkCondition(t, p, condReady, want{condFalse, reasonError, "no connection to the management cluster to act as a tenant"})
+}

@@ -38,6 +38,9 @@ func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
 	spec := ps.p.Spec.ProfileSpec.ToSpec(libv1beta1.Selector{})
 	// A promotion with tenant labels is its tenant's: what it reads, it reads as the tenant.
 	rd, err := r.tenants.Of(ctx, ps.p, false, "", nil)
+	// The controller may not act as the tenant (a ServiceAccount the chart's tenancy values do
+	// not list): said and retried as a read the tenant may not do.
+	mayNotActAs := err != nil && !tenancy.IsRefused(err)
 	var contents []freeze.Content
 	if err == nil {
 		contents, err = freeze.ReadSpec(ctx, rd, &spec, stageRefs(ps.p)...)
@@ -48,7 +51,7 @@ func (r *Reconciler) contentPhase(ctx context.Context, ps *pass) error {
 		ps.invalid = err.Error()
 		return errHalt
 	}
-	if apierrors.IsForbidden(err) {
+	if apierrors.IsForbidden(err) || mayNotActAs {
 		// The tenant may be granted the read later, which no watch sees: Ready says why, and
 		// the promotion is tried again on a timer.
 		ps.err = err

@@ -75,7 +75,11 @@ func httpClient(ctx context.Context, creds *Credentials) (*http.Client, error) {
 	tr := p.transport()
 	tr.TLSClientConfig = cfg
 	tr.DisableKeepAlives = true
-	return &http.Client{Timeout: 2 * time.Minute, Transport: tr}, nil
+	hc := &http.Client{Timeout: 2 * time.Minute, Transport: tr}
+	if p != nil {
+		hc.CheckRedirect = p.checkRedirect
+	}
+	return hc, nil
 }
 
 // downloadIndex fetches <repoURL>/index.yaml.

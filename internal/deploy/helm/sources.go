@@ -19,6 +19,7 @@ package helm
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -226,6 +227,28 @@ func (p *SourcePolicy) control(network, address string, _ syscall.RawConn) error
 	return nil
 }
 
+// checkRedirect is the http.Client hook of p's downloads: where a download is redirected is
+// resolved and checked against the refused networks, as the first URL is (check). The dialer
+// checks every address it connects to, but through an HTTP proxy (HTTPS_PROXY) it connects to the
+// proxy only, and a repository could otherwise send the proxy to a refused address. The host list
+// is not applied: repositories commonly redirect downloads to a CDN of another name.
+func (p *SourcePolicy) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	host := req.URL.Hostname()
+	addrs, err := p.lookup(req.Context(), host)
+	if err != nil {
+		return nil //nolint:nilerr // as check: the connection, which checks each address, reports it
+	}
+	for _, a := range addrs {
+		if why := p.refusal(a); why != "" {
+			return p.refused("redirect to "+req.URL.Redacted(), host, a, why)
+		}
+	}
+	return nil
+}
+
 // transport is http.DefaultTransport with every connection checked by p.
 func (p *SourcePolicy) transport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -242,7 +265,9 @@ func (p *SourcePolicy) httpClient() *http.Client {
 	if p == nil {
 		return defaultHTTP
 	}
-	p.once.Do(func() { p.client = &http.Client{Timeout: 2 * time.Minute, Transport: p.transport()} })
+	p.once.Do(func() {
+		p.client = &http.Client{Timeout: 2 * time.Minute, Transport: p.transport(), CheckRedirect: p.checkRedirect}
+	})
 	return p.client
 }
 

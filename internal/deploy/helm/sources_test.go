@@ -20,7 +20,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -190,5 +192,59 @@ func TestTenantPolicyClientsFetch(t *testing.T) {
 		if ch, err := c.Fetch(ctx, tc.hc, tc.creds); err != nil || ch.Metadata.Version != "1.0.0" {
 			t.Errorf("%s: %v, %v", tc.hc.RepositoryURL, ch, err)
 		}
+	}
+}
+
+// TestSourcePolicyChecksRedirects: a repository that redirects a download to a refused address is
+// refused even through an HTTP proxy, where the dialer sees only the proxy's address; a redirect
+// to an allowed address is followed.
+func TestSourcePolicyChecksRedirects(t *testing.T) {
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.String())
+		switch r.URL.Host {
+		case "charts.example.com":
+			http.Redirect(w, r, "http://metadata.example.test/latest/meta-data/", http.StatusFound)
+		default:
+			_, _ = w.Write([]byte("apiVersion: v1\n"))
+		}
+	}))
+	defer proxy.Close()
+	proxyURL, err := url.Parse(proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tenantPolicy(t, nil, "link-local")
+	p.httpClient().Transport.(*http.Transport).Proxy = http.ProxyURL(proxyURL)
+	resp, err := p.httpClient().Get("http://charts.example.com/index.yaml")
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("a redirect to link-local through a proxy was followed (asked %v)", asked)
+	}
+	if !errors.Is(err, ErrSourceRefused) || !IsPermanent(err) || !strings.Contains(err.Error(), "link-local") {
+		t.Fatalf("got %v, want a permanent refusal naming link-local", err)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("the proxy was asked %v, want only the first URL", asked)
+	}
+	p.Resolver.(names)["mirror.example.com"] = []netip.Addr{netip.MustParseAddr("203.0.113.9")}
+	p.Resolver.(names)["charts.example.com"] = []netip.Addr{netip.MustParseAddr("203.0.113.8")}
+	delete(p.Resolver.(names), "metadata.example.test")
+	asked = nil
+	proxy.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.String())
+		if r.URL.Host == "mirror.example.com" {
+			http.Redirect(w, r, "http://charts.example.com/index.yaml", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte("apiVersion: v1\n"))
+	})
+	resp, err = p.httpClient().Get("http://mirror.example.com/index.yaml")
+	if err != nil {
+		t.Fatalf("an allowed redirect: %v", err)
+	}
+	_ = resp.Body.Close()
+	if len(asked) != 2 {
+		t.Fatalf("the proxy was asked %v, want the redirect followed", asked)
 	}
 }
