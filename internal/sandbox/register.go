@@ -41,6 +41,11 @@ import (
 // FieldManager owns what the sandbox applies to its clusters, the registrations included.
 const FieldManager = "stagecoach-sandbox"
 
+// ControllerNamespace is the namespace a controller run on the sandbox keeps its own objects in
+// (its --namespace default), made with the management cluster as the chart's release
+// namespace would be.
+const ControllerNamespace = "stagecoach-system"
+
 // AdminUser is the user the sandbox's kubeconfigs authenticate as, and the identity its
 // MemberClusters name.
 const AdminUser = "sandbox-admin"
@@ -62,6 +67,10 @@ func (l layout) registerClusters(ctx context.Context, cfg *rest.Config, st *stat
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ControllerNamespace}}
+	if err := client.IgnoreAlreadyExists(c.Create(ctx, ns)); err != nil {
+		return fmt.Errorf("creating the namespace %s: %w", ControllerNamespace, err)
 	}
 	for _, cl := range st.Clusters {
 		if !cl.Managed {
