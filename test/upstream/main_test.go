@@ -39,6 +39,10 @@ const corpusLabel = "stagecoach.dev/upstream-corpus"
 func TestMain(m *testing.M) {
 	// Documents read Flux sources: their kinds are served, as where Sveltos users run them.
 	testenv.SourceController = true
+	// Sveltos' multi-tenancy documents name tenant ServiceAccounts of the default namespace: the
+	// chart is rendered to let the controller act as them, as an operator running those
+	// documents would (tenancy.namespaces).
+	testenv.TenantNamespaces = append(testenv.TenantNamespaces, "default")
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
 			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
