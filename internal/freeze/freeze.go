@@ -195,7 +195,7 @@ func readNamedCopy(ctx context.Context, rd tenancy.Readers, ref Ref) (client.Obj
 	default:
 		return nil, false, nil
 	}
-	found, err := GetCopyIf(ctx, rd.Controller, ref.Namespace, ref.Name, obj, rd.MayReadCopy)
+	found, err := GetCopy(ctx, rd.Controller, ref.Namespace, ref.Name, obj, rd.MayReadCopy)
 	if !found || err != nil || ref.Kind != "v1/Secret" {
 		return obj, found, err
 	}

@@ -57,13 +57,8 @@ var copySuffix = regexp.MustCompile(`-[0-9a-f]{10}$`)
 // release made in the original's namespace). Only a copy whose original was in from is read,
 // so that a reference never reaches another namespace's content, nor the controller's own
 // objects. c must be the controller's reader: tenants may not read its namespace.
-func GetCopy(ctx context.Context, c client.Reader, from, name string, obj client.Object) (bool, error) {
-	return GetCopyIf(ctx, c, from, name, obj, nil)
-}
-
-// GetCopyIf is GetCopy for a copy that allow, when set, also accepts: a copy it refuses is
-// not read, as if there were none.
-func GetCopyIf(ctx context.Context, c client.Reader, from, name string, obj client.Object, allow func(client.Object) bool) (bool, error) {
+// A copy that allow, when set, refuses is not read either, as if there were none.
+func GetCopy(ctx context.Context, c client.Reader, from, name string, obj client.Object, allow func(client.Object) bool) (bool, error) {
 	if !copySuffix.MatchString(name) {
 		return false, nil
 	}

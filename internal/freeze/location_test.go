@@ -52,17 +52,17 @@ func TestCopiesLiveInTheControllerNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := &corev1.Secret{}
-	if ok, err := GetCopy(ctx, c, "apps", names[ref], got); !ok || err != nil || string(got.Data["k"]) != "v" {
+	if ok, err := GetCopy(ctx, c, "apps", names[ref], got, nil); !ok || err != nil || string(got.Data["k"]) != "v" {
 		t.Fatalf("GetCopy for apps = %v, %v, %v", ok, err, got.Data)
 	}
 	if len(got.OwnerReferences) != 0 || got.Labels[OwnerNamespaceLabel] != "apps" {
 		t.Errorf("a Profile's copy has owner references %v and labels %v", got.OwnerReferences, got.Labels)
 	}
-	if ok, _ := GetCopy(ctx, c, "other", names[ref], &corev1.Secret{}); ok {
+	if ok, _ := GetCopy(ctx, c, "other", names[ref], &corev1.Secret{}, nil); ok {
 		t.Error("a reference to another namespace reads apps' copy")
 	}
 	// The controller's own Secret is no copy: a reference never reads it.
-	if ok, _ := GetCopy(ctx, c, Namespace(), mine.Name, &corev1.Secret{}); ok {
+	if ok, _ := GetCopy(ctx, c, Namespace(), mine.Name, &corev1.Secret{}, nil); ok {
 		t.Error("a reference reads the controller's own Secret")
 	}
 	// Kept by its spec reference, collected otherwise; the old copy is collected too.

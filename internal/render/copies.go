@@ -38,7 +38,7 @@ func readCopy(ctx context.Context, rd tenancy.Readers, namespace, name string, o
 	if named {
 		allow = rd.MayReadCopy
 	}
-	if found, err := freeze.GetCopyIf(ctx, rd.Controller, namespace, name, obj, allow); found || err != nil || named {
+	if found, err := freeze.GetCopy(ctx, rd.Controller, namespace, name, obj, allow); found || err != nil || named {
 		return found, err
 	}
 	err := rd.Controller.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, obj)

@@ -39,6 +39,12 @@ func WithImpersonationHint(msg string) string {
 		"tenancy.serviceAccounts (by name) and tenancy.namespaces (every ServiceAccount of a namespace) list: add this one to either"
 }
 
+// authorization is the client mayImpersonate asks with, made once.
+func (t *Tenants) authorization() (authorizationv1client.AuthorizationV1Interface, error) {
+	t.authzOnce.Do(func() { t.authz, t.authzErr = authorizationv1client.NewForConfig(t.management.Config) })
+	return t.authz, t.authzErr
+}
+
 // mayImpersonate asks the management cluster whether the controller may act as user, a tenant's
 // ServiceAccount: a refused impersonation otherwise surfaces from discovery as a bare "unknown".
 func (t *Tenants) mayImpersonate(user string) error {
@@ -47,7 +53,7 @@ func (t *Tenants) mayImpersonate(user string) error {
 		return nil // not a ServiceAccount: the API server will say
 	}
 	ns, name := parts[2], parts[3]
-	authz, err := authorizationv1client.NewForConfig(t.management.Config)
+	authz, err := t.authorization()
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,9 @@ package tenancy
 import (
 	"context"
 	"errors"
+	"sync"
 
+	authorizationv1client "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,6 +41,10 @@ type Tenants struct {
 	controller client.Client
 	management *fleet.Remote
 	byUser     *lru.Cache
+
+	authzOnce sync.Once
+	authz     authorizationv1client.AuthorizationV1Interface
+	authzErr  error
 }
 
 type conn struct {
