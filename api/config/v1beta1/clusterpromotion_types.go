@@ -436,6 +436,13 @@ type ClusterPromotionStatus struct {
 	// ObservedGeneration is the generation of the spec the status was computed for.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// History lists the last versions rolled out, newest first, at most MaxHistory of them.
+	// (A Stagecoach extension.)
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	History []VersionRecord `json:"history,omitempty"`
 }
 
 // ClusterPromotion rolls one configuration out through an ordered list of stages. For each

@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1beta1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// MaxHistory is how many versions a ClusterPromotion's status.history keeps.
+const MaxHistory = 20
+
+// Outcomes of a version, and of one stage of it, in status.history.
+const (
+	OutcomeInProgress = "InProgress"
+	OutcomeSucceeded  = "Succeeded"
+	OutcomeFailed     = "Failed"
+	OutcomeRolledBack = "RolledBack"
+)
+
+// VersionRecord is one version a ClusterPromotion rolled out, as status.history keeps it.
+// (A Stagecoach extension.)
+type VersionRecord struct {
+	// ProfileSpecHash identifies the version, as status.profileSpecHash did.
+	ProfileSpecHash []byte `json:"profileSpecHash"`
+
+	// Deployed lists what the version deploys: "chart <repo>/<chart>@<version>" for each Helm
+	// chart, "<Kind> <namespace>/<name>" for each content reference.
+	// +listType=atomic
+	// +optional
+	Deployed []string `json:"deployed,omitempty"`
+
+	// Outcome is InProgress, Succeeded, Failed or RolledBack.
+	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack
+	Outcome string `json:"outcome"`
+
+	// Started is when the version started its first stage.
+	Started metav1.Time `json:"started"`
+
+	// Finished is when the version completed its last stage, failed, or was rolled back.
+	// +optional
+	Finished *metav1.Time `json:"finished,omitempty"`
+
+	// Stages has one entry per stage the version reached, in the order it reached them.
+	// +listType=atomic
+	// +optional
+	Stages []StageRecord `json:"stages,omitempty"`
+}
+
+// StageRecord is one stage of a version in status.history.
+type StageRecord struct {
+	// Name of the stage.
+	Name string `json:"name"`
+
+	// Started is when the version started deploying to the stage.
+	// +optional
+	Started *metav1.Time `json:"started,omitempty"`
+
+	// Finished is when the stage passed, failed, or was rolled back.
+	// +optional
+	Finished *metav1.Time `json:"finished,omitempty"`
+
+	// Outcome is InProgress, Succeeded, Failed or RolledBack.
+	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack
+	Outcome string `json:"outcome"`
+
+	// ApprovalNeededSince is when the stage started waiting for a manual approval.
+	// +optional
+	ApprovalNeededSince *metav1.Time `json:"approvalNeededSince,omitempty"`
+
+	// ApprovedBy is the user who approved the stage, as the API server authenticated them.
+	// +optional
+	ApprovedBy string `json:"approvedBy,omitempty"`
+
+	// ApprovedAt is when the stage was approved.
+	// +optional
+	ApprovedAt *metav1.Time `json:"approvedAt,omitempty"`
+
+	// Message says why the stage failed, or what it is waiting for.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
