@@ -22,12 +22,28 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 const MaxHistory = 20
 
 // Outcomes of a version, and of one stage of it, in status.history.
+//
+// A version is InProgress until it went through every stage (Succeeded), a stage of it failed
+// (Failed; it stays Failed while a rollback with onFailure: Rollback runs), every stage it
+// reached is back on the last known good version (RolledBack), or a newer version started
+// before it ended (Superseded). A stage is InProgress from when the version starts deploying to
+// it until it passes its gate (Succeeded), fails (Failed), is put back by a rollback
+// (RolledBack), or the version is superseded (Superseded). An outcome other than InProgress is
+// final, but for Failed, which may become RolledBack.
 const (
 	OutcomeInProgress = "InProgress"
 	OutcomeSucceeded  = "Succeeded"
 	OutcomeFailed     = "Failed"
 	OutcomeRolledBack = "RolledBack"
+	OutcomeSuperseded = "Superseded"
 )
+
+// ApprovedByAnnotationPrefix, followed by a stage's name, is the annotation in which the API
+// server records who approved the stage of a ClusterPromotion: the chart's
+// MutatingAdmissionPolicy writes the requester's user name there whenever a request sets the
+// stage's trigger.manual.approved to true, and undoes any other change of it. (A Stagecoach
+// extension.)
+const ApprovedByAnnotationPrefix = "approved-by.stagecoach.dev/"
 
 // VersionRecord is one version a ClusterPromotion rolled out, as status.history keeps it.
 // (A Stagecoach extension.)
@@ -41,8 +57,8 @@ type VersionRecord struct {
 	// +optional
 	Deployed []string `json:"deployed,omitempty"`
 
-	// Outcome is InProgress, Succeeded, Failed or RolledBack.
-	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack
+	// Outcome is InProgress, Succeeded, Failed, RolledBack or Superseded.
+	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack;Superseded
 	Outcome string `json:"outcome"`
 
 	// Started is when the version started its first stage.
@@ -71,19 +87,21 @@ type StageRecord struct {
 	// +optional
 	Finished *metav1.Time `json:"finished,omitempty"`
 
-	// Outcome is InProgress, Succeeded, Failed or RolledBack.
-	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack
+	// Outcome is InProgress, Succeeded, Failed, RolledBack or Superseded.
+	// +kubebuilder:validation:Enum=InProgress;Succeeded;Failed;RolledBack;Superseded
 	Outcome string `json:"outcome"`
 
 	// ApprovalNeededSince is when the stage started waiting for a manual approval.
 	// +optional
 	ApprovalNeededSince *metav1.Time `json:"approvalNeededSince,omitempty"`
 
-	// ApprovedBy is the user who approved the stage, as the API server authenticated them.
+	// ApprovedBy is the user who approved the stage, as the API server authenticated them (the
+	// ApprovedByAnnotationPrefix annotation); empty when the stage needed no approval, or the
+	// API server does not record approvers.
 	// +optional
 	ApprovedBy string `json:"approvedBy,omitempty"`
 
-	// ApprovedAt is when the stage was approved.
+	// ApprovedAt is when the controller first saw the approval that opened the stage's gate.
 	// +optional
 	ApprovedAt *metav1.Time `json:"approvedAt,omitempty"`
 

@@ -202,6 +202,9 @@ type pass struct {
 	// badWindow is why the stage's promotion window cannot be read.
 	badWindow string
 	outcome   outcome
+	// approvedBy is set when an approval opens the stage's gate, to who the API server says
+	// gave it (status.history).
+	approvedBy *string
 	// err is what ended the pass in error, a lost race aside.
 	err error
 
@@ -238,6 +241,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	ps := r.newPass(p)
 	err = r.run(ctx, ps)
 	r.summarise(ps)
+	p.Status.History = recordHistory(p.Status.History, &p.Status, ps.historyFacts(), ps.now)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -127,6 +127,10 @@ func (r *Reconciler) stageGate(ctx context.Context, ps *pass) (rollout.StageGate
 		Provisioned: state.done, Failing: state.regressed, DenyWindows: p.Spec.DenyWindows,
 	}
 	gate.Trigger.Approved = approved(p, stage)
+	if gate.Trigger.Approved {
+		by := p.Annotations[configv1beta1.ApprovedByAnnotationPrefix+stage.Name]
+		ps.approvedBy = &by
+	}
 	if gate.Last && ps.completed {
 		// The last gate was passed for this version: its approval, window or soak is not asked
 		// for again, and Ready only follows the clusters.

@@ -86,7 +86,8 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 		case "ServiceAccount":
 			name = obj.GetName()
 			user = "system:serviceaccount:" + ChartNamespace + ":" + name
-		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
 		default:
 			continue
 		}
