@@ -102,12 +102,18 @@ func TestFailureBudget(t *testing.T) {
 	if err := testenv.Client(t).Update(t.Context(), cm); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
+	got := waitFor(t, p, func(got *configv1beta1.ClusterPromotion) error {
 		if got.Status.Failure != nil || !completedPromotion(got) {
 			return fmt.Errorf("the new version is not through: failure %+v, %+v", got.Status.Failure, got.Status.Conditions)
 		}
 		return nil
 	})
+	// The history keeps both: the new version through, the first failed at dev.
+	h := got.Status.History
+	if len(h) != 2 || h[0].Outcome != configv1beta1.OutcomeSucceeded || h[1].Outcome != configv1beta1.OutcomeFailed || h[1].Finished == nil ||
+		len(h[1].Stages) != 1 || h[1].Stages[0].Outcome != configv1beta1.OutcomeFailed || !strings.Contains(h[1].Stages[0].Message, "maxFailures") {
+		t.Errorf("history %+v", h)
+	}
 }
 
 // TestProgressDeadline: dev may have one failing cluster, but must be deployed and healthy within
@@ -198,6 +204,15 @@ func TestRollback(t *testing.T) {
 	})
 	if rb := got.Status.Rollback; rb == nil || rb.Done != 2 || !slices.Equal(rb.Stages, []string{"prod", "dev"}) || !slices.Equal(rb.ToProfileSpecHash, v1) {
 		t.Fatalf("rollback %+v", got.Status.Rollback)
+	}
+	// The history: v2 rolled back (prod failed, dev put back), v1 through before it. (The
+	// spec and the content changed one after the other: a version between may have started
+	// and been superseded.)
+	h := got.Status.History
+	if len(h) < 2 || len(h) > 3 || h[0].Outcome != configv1beta1.OutcomeRolledBack || h[len(h)-1].Outcome != configv1beta1.OutcomeSucceeded ||
+		!slices.Equal(h[len(h)-1].ProfileSpecHash, v1) || len(h[0].Stages) != 2 || (len(h) == 3 && h[1].Outcome != configv1beta1.OutcomeSuperseded) ||
+		h[0].Stages[0].Outcome != configv1beta1.OutcomeRolledBack || h[0].Stages[1].Outcome != configv1beta1.OutcomeFailed {
+		t.Errorf("history %+v", h)
 	}
 	msg := meta.FindStatusCondition(got.Status.Conditions, configv1beta1.PromotionReadyCondition).Message
 	for _, want := range []string{"stage prod failed", "prod/prod", `health check "ready"`, "rolled back stages prod, dev"} {
