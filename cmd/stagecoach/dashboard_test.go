@@ -216,6 +216,24 @@ func TestDashboard(t *testing.T) {
 	until("the page says what the rollback did", `document.querySelector(".flash")?.textContent.startsWith("rolling back ClusterPromotion dash from version ")`)
 	until("the promotion is rolled back", `document.querySelector("#title [data-state]")?.dataset.state === "RolledBack"`)
 	waitSettings(t, "dev", ns, "v1")
+
+	// The history timeline: the second version rolled back, the first through both stages, dev
+	// approved by whom the API server stamped.
+	if err := c.Get(t.Context(), client.ObjectKeyFromObject(p), p); err != nil {
+		t.Fatal(err)
+	}
+	approver := p.Annotations[configv1beta1.ApprovedByAnnotationPrefix+"dev"]
+	if approver == "" {
+		t.Fatalf("the approval from the page is not stamped: %v", p.Annotations)
+	}
+	until("the history shows both versions, and who approved dev", fmt.Sprintf(`(() => {
+		const v = [...document.querySelectorAll(".history > .version")];
+		return v.length === 2 && v[0].dataset.outcome === "RolledBack" && v[1].dataset.outcome === "Succeeded" &&
+			v[1].querySelector('[data-history-stage="dev"] [data-approver]')?.textContent === %q &&
+			v[1].querySelector('[data-history-stage="rest"]')?.dataset.outcome === "Succeeded" &&
+			v[0].querySelector('[data-history-stage="dev"]')?.dataset.outcome === "RolledBack";
+	})()`, approver))
+	shot("dashboard-history.png")
 }
 
 // TestDashboardRollbackPlacement rolls a placement back from the page of its latest update run,

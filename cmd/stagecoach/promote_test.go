@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -166,7 +167,10 @@ func TestPromotionCommands(t *testing.T) {
 	if out, err := stagecoach(t, "approve", "promotion", "cli", "--stage", "prod", "--ahead"); err != nil || out != "approved stage prod of ClusterPromotion cli\n" {
 		t.Fatalf("approve ahead: %v: %q", err, out)
 	}
-	if out, err := stagecoach(t, "approve", "promotion", "cli"); err != nil || out != "approved stage dev of ClusterPromotion cli\n" {
+	// Approved by someone else than the admin: the history names who (the API server's stamp).
+	approver := impersonating(t, "cli-approver", rbacv1.PolicyRule{APIGroups: []string{configv1beta1.GroupVersion.Group},
+		Resources: []string{"clusterpromotions"}, Verbs: []string{"get", "list", "patch"}})
+	if out, err := stagecoachAs(t.Context(), approver, "approve", "promotion", "cli"); err != nil || out != "approved stage dev of ClusterPromotion cli\n" {
 		t.Fatalf("approve: %v: %q", err, out)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), timeout)
@@ -242,6 +246,8 @@ func TestPromotionCommands(t *testing.T) {
 		t.Errorf("prod runs %q (%v), want v1 all along", v, err)
 	}
 
+	historyCommands(t)
+
 	// kubectl finds the plugin on PATH and passes the rest on.
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(dir, "stagecoach"), ".")
@@ -306,4 +312,63 @@ func TestVersionAndCompletion(t *testing.T) {
 			t.Errorf("completion %s: %v: %.200s", shell, err, out)
 		}
 	}
+}
+
+// historyCommands: the history of promotion cli, as TestPromotionCommands left it: its second
+// version rolled back at dev, its first through both stages, dev approved by cli-approver.
+func historyCommands(t *testing.T) {
+	t.Helper()
+	var out string
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		var err error
+		out, err = stagecoachWithin(ctx, "history", "promotion", "cli", "-o", "json")
+		if err != nil {
+			return err
+		}
+		var h struct {
+			Versions []map[string]json.RawMessage `json:"versions"`
+		}
+		if err := json.Unmarshal([]byte(out), &h); err != nil {
+			return err
+		}
+		if len(h.Versions) != 2 {
+			return fmt.Errorf("%d versions:\n%s", len(h.Versions), out)
+		}
+		var stages [][]map[string]json.RawMessage
+		for _, v := range h.Versions {
+			for _, key := range []string{"version", "outcome", "stages"} {
+				if _, ok := v[key]; !ok {
+					return fmt.Errorf("a version has no %q:\n%s", key, out)
+				}
+			}
+			var s []map[string]json.RawMessage
+			if err := json.Unmarshal(v["stages"], &s); err != nil {
+				return err
+			}
+			for _, st := range s {
+				for _, key := range []string{"name", "started", "finished", "outcome", "approvedBy"} {
+					if _, ok := st[key]; !ok {
+						return fmt.Errorf("a stage has no %q:\n%s", key, out)
+					}
+				}
+			}
+			stages = append(stages, s)
+		}
+		if string(h.Versions[0]["outcome"]) != `"RolledBack"` || string(h.Versions[1]["outcome"]) != `"Succeeded"` ||
+			len(stages[1]) != 2 || string(stages[1][0]["name"]) != `"dev"` || string(stages[1][0]["approvedBy"]) != `"cli-approver"` ||
+			string(stages[1][1]["outcome"]) != `"Succeeded"` {
+			return fmt.Errorf("history promotion cli -o json:\n%s", out)
+		}
+		return nil
+	})
+	text, err := stagecoach(t, "history", "promotion", "cli")
+	if err != nil || !strings.Contains(text, ": RolledBack") || !regexp.MustCompile(`(?m)^  dev\s+Succeeded\s.*approved by cli-approver at `).MatchString(text) {
+		t.Errorf("history promotion cli (%v):\n%s", err, text)
+	}
+	refused(t, map[string]string{
+		"history promotion nope":         "ClusterPromotion nope not found",
+		"history promotion cli -o xml":   `-o "xml": want json or yaml`,
+		"history placement nope":         "ClusterResourcePlacement nope not found",
+		"history placement nope -n kube": "ResourcePlacement nope not found in namespace kube",
+	})
 }

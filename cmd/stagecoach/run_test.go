@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -139,4 +140,22 @@ func TestRunCommands(t *testing.T) {
 	})
 	waitState(t, view.Succeeded, "run", m[1])
 	waitSettings(t, "qa", "clirun", "v1")
+
+	// The placement's history: its three runs, newest first.
+	out, err = stagecoach(t, "history", "placement", "clirun", "-o", "json")
+	var h view.History
+	if err == nil {
+		err = json.Unmarshal([]byte(out), &h)
+	}
+	if err != nil || len(h.Versions) != 3 || h.Versions[0].Run != m[1] || h.Versions[1].Run != "clirun-2" || h.Versions[2].Run != "clirun-1" {
+		t.Fatalf("history placement clirun -o json (%v):\n%s", err, out)
+	}
+	first := h.Versions[2]
+	if first.Version != "0" || first.Outcome != "Succeeded" || first.Started == nil || first.Finished == nil || len(first.Stages) != 2 ||
+		first.Stages[0].Name != "dev" || first.Stages[0].ApprovedAt == nil || first.Stages[0].ApprovalNeededSince == nil || first.Stages[1].Outcome != "Succeeded" {
+		t.Errorf("run clirun-1 in the history: %+v", first)
+	}
+	if text, err := stagecoach(t, "history", "placement", "clirun"); err != nil || !strings.Contains(text, "Run clirun-1, resource snapshot 0: Succeeded") {
+		t.Errorf("history placement clirun (%v):\n%s", err, text)
+	}
 }

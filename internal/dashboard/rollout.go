@@ -49,6 +49,8 @@ type rolloutBody struct {
 	// indices, newest first.
 	RollbackIndices []int
 	Placement       string
+	// History is a promotion's status.history, newest first.
+	History []historyVersion
 }
 
 // stageBody is one stage of the pipeline.
@@ -96,6 +98,7 @@ func (s *Server) promotion(r *http.Request) (*pageData, error) {
 		return nil, err
 	}
 	body := s.rolloutBody(ro, "/promotions/"+url.PathEscape(name), sveltosClusterHref)
+	body.History = timeline(view.PromotionHistoryOf(p))
 	if s.actsFor(ctx) {
 		for i := range body.Stages {
 			body.Stages[i].Approve = approvable(p, body.Stages[i].Name)
