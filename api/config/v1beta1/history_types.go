@@ -38,7 +38,7 @@ const (
 	OutcomeSuperseded = "Superseded"
 )
 
-// ApprovedByAnnotationPrefix, followed by a stage's name, is the annotation in which the API
+// ApprovedByAnnotationPrefix is, followed by a stage's name, the annotation in which the API
 // server records who approved the stage of a ClusterPromotion: the chart's
 // MutatingAdmissionPolicy writes the requester's user name there whenever a request sets the
 // stage's trigger.manual.approved to true, and undoes any other change of it. (A Stagecoach
