@@ -133,6 +133,14 @@ func TestResumesAfterRestart(t *testing.T) {
 	if again := configMapOn(t, "dev"); again.UID != dev.UID || again.ResourceVersion != dev.ResourceVersion {
 		t.Errorf("dev was redeployed after the restart")
 	}
+	// The history, written with each transition, went on from where the first controller left
+	// it: one version, through dev (after its soak, on the controllers' clock) and prod.
+	h := promoted.Status.History
+	if len(h) != 1 || h[0].Outcome != configv1beta1.OutcomeSucceeded || len(h[0].Stages) != 2 ||
+		h[0].Stages[0].Name != "dev" || h[0].Stages[0].Outcome != configv1beta1.OutcomeSucceeded || h[0].Stages[0].Finished == nil ||
+		h[0].Stages[0].Finished.Time.Before(soakEnds) || h[0].Stages[1].Outcome != configv1beta1.OutcomeSucceeded {
+		t.Errorf("history after the restart: %+v", h)
+	}
 }
 
 func managed(t *testing.T, name string) *rest.Config {
