@@ -22,7 +22,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,10 +96,14 @@ func TestRunCommands(t *testing.T) {
 	if out, err := stagecoach(t, "__complete", "status", "run", ""); err != nil || !strings.Contains(out, "clirun-1\n") {
 		t.Errorf("completing a run's name: %v: %q", err, out)
 	}
-	if out, err := stagecoach(t, "approve", "run", "clirun-1", "--stage", "dev"); err != nil ||
+	// Approved by someone else than the admin: the API server stamps who on the request.
+	approver := impersonating(t, "cli-run-approver", rbacv1.PolicyRule{APIGroups: []string{placementv1beta1.GroupVersion.Group},
+		Resources: []string{"clusterstagedupdateruns", "clusterapprovalrequests", "clusterapprovalrequests/status"}, Verbs: []string{"get", "list", "update"}})
+	if out, err := stagecoachAs(t.Context(), approver, "approve", "run", "clirun-1", "--stage", "dev"); err != nil ||
 		out != "approved ClusterApprovalRequest clirun-1-dev (stage dev of ClusterStagedUpdateRun clirun-1)\n" {
 		t.Fatalf("approve run: %v: %q", err, out)
 	}
+	forgeRunApprover(t, "clirun-1-dev", "cli-run-approver")
 	waitState(t, view.Succeeded, "run", "clirun-1")
 	waitSettings(t, "qa", "clirun", "v1")
 
@@ -152,10 +158,52 @@ func TestRunCommands(t *testing.T) {
 	}
 	first := h.Versions[2]
 	if first.Version != "0" || first.Outcome != "Succeeded" || first.Started == nil || first.Finished == nil || len(first.Stages) != 2 ||
-		first.Stages[0].Name != "dev" || first.Stages[0].ApprovedAt == nil || first.Stages[0].ApprovalNeededSince == nil || first.Stages[1].Outcome != "Succeeded" {
+		first.Stages[0].Name != "dev" || first.Stages[0].ApprovedAt == nil || first.Stages[0].ApprovedBy != "cli-run-approver" || first.Stages[0].ApprovalNeededSince == nil || first.Stages[1].Outcome != "Succeeded" {
 		t.Errorf("run clirun-1 in the history: %+v", first)
 	}
 	if text, err := stagecoach(t, "history", "placement", "clirun"); err != nil || !strings.Contains(text, "Run clirun-1, resource snapshot 0: Succeeded") {
 		t.Errorf("history placement clirun (%v):\n%s", err, text)
+	}
+}
+
+// forgeRunApprover tries, as the admin, to change and then to remove the approver the API server
+// stamped on the approval request: both are undone.
+func forgeRunApprover(t *testing.T, name, approver string) {
+	t.Helper()
+	c := testenv.Client(t)
+	stamped := func() string {
+		req := &placementv1beta1.ClusterApprovalRequest{}
+		if err := c.Get(t.Context(), client.ObjectKey{Name: name}, req); err != nil {
+			t.Fatal(err)
+		}
+		if cond := req.Status.Condition(view.ApprovedByCondition); cond != nil {
+			return cond.Message
+		}
+		return ""
+	}
+	if by := stamped(); by != approver {
+		t.Fatalf("approval request %s is stamped %q, want %q", name, by, approver)
+	}
+	for _, forge := range []func(*placementv1beta1.ClusterApprovalRequest){
+		func(req *placementv1beta1.ClusterApprovalRequest) {
+			req.Status.Condition(view.ApprovedByCondition).Message = "bob"
+		},
+		func(req *placementv1beta1.ClusterApprovalRequest) {
+			req.Status.Conditions = slices.DeleteFunc(req.Status.Conditions, func(c placementv1beta1.ApprovalCondition) bool {
+				return c.Type == view.ApprovedByCondition
+			})
+		},
+	} {
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			req := &placementv1beta1.ClusterApprovalRequest{}
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, req); err != nil {
+				return err
+			}
+			forge(req)
+			return c.Status().Update(ctx, req)
+		})
+		if by := stamped(); by != approver {
+			t.Fatalf("a forged approver stuck: approval request %s is stamped %q, want %q", name, by, approver)
+		}
 	}
 }

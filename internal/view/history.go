@@ -26,6 +26,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,11 +94,15 @@ func PromotionHistoryOf(p *configv1beta1.ClusterPromotion) *History {
 	return h
 }
 
+// ApprovedByCondition is the condition of a (Cluster)ApprovalRequest's status in which the API
+// server records who approved it: the chart's MutatingAdmissionPolicy writes the user who set
+// Approved to True as its message, and undoes any other change of it.
+const ApprovedByCondition = "stagecoach.dev/ApprovedBy"
+
 // PlacementHistory lists the update runs of the placement namespace/name (a
 // ClusterResourcePlacement when namespace is empty), newest first, as versions: each run's
-// resource snapshot, outcome and stages. An approval shows when it was given; Kubefleet's
-// approval is a status write of the ApprovalRequest, which records no user, so approvedBy
-// stays empty.
+// resource snapshot, outcome and stages, and who approved a stage (ApprovedByCondition of its
+// approval request; empty without the chart's policy).
 func PlacementHistory(ctx context.Context, c client.Reader, namespace, name string) (*History, error) {
 	family := RunFamily(namespace)
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, family.NewPlacement()); err != nil {
@@ -121,13 +126,43 @@ func PlacementHistory(ctx context.Context, c client.Reader, namespace, name stri
 	})
 	h := &History{Versions: []VersionHistory{}}
 	for _, r := range runs {
-		h.Versions = append(h.Versions, RunVersion(r))
+		approvers, err := runApprovers(ctx, c, family, r)
+		if err != nil {
+			return nil, err
+		}
+		h.Versions = append(h.Versions, RunVersion(r, approvers))
 	}
 	return h, nil
 }
 
-// RunVersion is the version an update run rolled out, with its stages.
-func RunVersion(r placementv1beta1.UpdateRunObj) VersionHistory {
+// runApprovers maps the approval requests of a run's stages to who approved them, as the API
+// server stamped it.
+func runApprovers(ctx context.Context, c client.Reader, family placementv1beta1.Family, r placementv1beta1.UpdateRunObj) (map[string]string, error) {
+	out := map[string]string{}
+	for _, s := range r.UpdateRunStatus().StagesStatus {
+		for _, task := range slices.Concat(s.BeforeStageTaskStatus, s.AfterStageTaskStatus) {
+			if task.ApprovalRequestName == "" {
+				continue
+			}
+			req := family.NewApprovalRequest()
+			err := c.Get(ctx, client.ObjectKey{Namespace: r.GetNamespace(), Name: task.ApprovalRequestName}, req)
+			if apierrors.IsNotFound(err) {
+				continue // deleted with its run, or not created yet
+			}
+			if err != nil {
+				return nil, err
+			}
+			if cond := req.ApprovalRequestStatus().Condition(ApprovedByCondition); cond != nil && cond.Status == metav1.ConditionTrue {
+				out[task.ApprovalRequestName] = cond.Message
+			}
+		}
+	}
+	return out, nil
+}
+
+// RunVersion is the version an update run rolled out, with its stages; approvers maps the
+// names of its approval requests to who approved them.
+func RunVersion(r placementv1beta1.UpdateRunObj, approvers map[string]string) VersionHistory {
 	st := r.UpdateRunStatus()
 	v := VersionHistory{Version: st.ResourceSnapshotIndexUsed, Run: r.GetName(), Stages: []StageHistory{}}
 	if v.Version == "" {
@@ -162,6 +197,7 @@ func RunVersion(r placementv1beta1.UpdateRunObj) VersionHistory {
 			}
 			if c := meta.FindStatusCondition(task.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestApproved)); c != nil && c.Status == metav1.ConditionTrue {
 				sh.ApprovedAt = new(c.LastTransitionTime)
+				sh.ApprovedBy = approvers[task.ApprovalRequestName]
 			}
 		}
 		v.Stages = append(v.Stages, sh)

@@ -71,7 +71,7 @@ func TestRunVersion(t *testing.T) {
 	r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "run-1"}}
 	r.Spec.ResourceSnapshotIndex = "3"
 	r.Status.Conditions = []metav1.Condition{{Type: string(placementv1beta1.StagedUpdateRunConditionSucceeded), Status: metav1.ConditionTrue, LastTransitionTime: t1}}
-	approval := placementv1beta1.StageTaskStatus{Type: placementv1beta1.StageTaskTypeApproval, Conditions: []metav1.Condition{
+	approval := placementv1beta1.StageTaskStatus{Type: placementv1beta1.StageTaskTypeApproval, ApprovalRequestName: "run-1-dev", Conditions: []metav1.Condition{
 		{Type: string(placementv1beta1.StageTaskConditionApprovalRequestCreated), Status: metav1.ConditionTrue, LastTransitionTime: t0},
 		{Type: string(placementv1beta1.StageTaskConditionApprovalRequestApproved), Status: metav1.ConditionTrue, LastTransitionTime: t1},
 	}}
@@ -80,11 +80,11 @@ func TestRunVersion(t *testing.T) {
 			Conditions: []metav1.Condition{{Type: string(placementv1beta1.StageUpdatingConditionSucceeded), Status: metav1.ConditionTrue}}},
 		{StageName: "never"},
 	}
-	v := RunVersion(r)
+	v := RunVersion(r, map[string]string{"run-1-dev": "alice"})
 	if v.Version != "3" || v.Run != "run-1" || v.Outcome != configv1beta1.OutcomeSucceeded || !v.Started.Equal(&t0) || !v.Finished.Equal(&t1) || len(v.Stages) != 1 {
 		t.Fatalf("version %+v", v)
 	}
-	if s := v.Stages[0]; s.Name != "dev" || s.Outcome != configv1beta1.OutcomeSucceeded || !s.ApprovalNeededSince.Equal(&t0) || !s.ApprovedAt.Equal(&t1) || s.ApprovedBy != "" {
+	if s := v.Stages[0]; s.Name != "dev" || s.Outcome != configv1beta1.OutcomeSucceeded || !s.ApprovalNeededSince.Equal(&t0) || !s.ApprovedAt.Equal(&t1) || s.ApprovedBy != "alice" {
 		t.Errorf("stage %+v", s)
 	}
 }

@@ -27,7 +27,7 @@ import (
 // default, and approvals.recordApprover: false leaves both out.
 func TestApprovalPolicyValues(t *testing.T) {
 	t.Parallel()
-	for values, want := range map[string]int{"": 2, "false": 0} {
+	for values, want := range map[string]int{"": 4, "false": 0} {
 		v := map[string]any{}
 		if values == "false" {
 			v["approvals"] = map[string]any{"recordApprover": false}
