@@ -69,7 +69,7 @@ It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-updat
 	logOpts.BindFlags(goFlags)
 	root.PersistentFlags().AddGoFlagSet(goFlags)
 	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand(), newPlanCommand(),
-		newStatusCommand(), newGetCommand(), newApproveCommand(), newSuspendCommand(), newResumeCommand(), newStopCommand(),
+		newStatusCommand(), newGetCommand(), newApproveCommand(), newSuspendCommand(), newResumeCommand(), newStopCommand(), newPauseCommand(),
 		newRollbackCommand(), newRegisterCommand(), newUnregisterCommand(), newDashboardCommand(), newVersionCommand())
 	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
 		// Run by kubectl as a plugin: help and completion speak of "kubectl stagecoach".
