@@ -25,9 +25,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
@@ -66,6 +68,13 @@ func TestPauseClusterCommands(t *testing.T) {
 	}
 	if out, err := stagecoach(t, "pause", "cluster", "clipause/first"); err != nil || out != "SveltosCluster clipause/first is already paused\n" {
 		t.Errorf("pausing again: %v: %q", err, out)
+	}
+	// Someone who may read clusters and not change them is told which verb they lack.
+	viewer := impersonating(t, "clipause-viewer", rbacv1.PolicyRule{APIGroups: []string{libv1beta1.GroupVersion.Group},
+		Resources: []string{"sveltosclusters"}, Verbs: []string{"get", "list"}})
+	if _, err := stagecoachAs(t.Context(), viewer, "resume", "cluster", "clipause/first"); err == nil ||
+		!strings.Contains(err.Error(), `permission denied: sveltosclusters.lib.projectsveltos.io "first" is forbidden: User "clipause-viewer" cannot patch resource "sveltosclusters"`) {
+		t.Errorf("resuming without the right to: %v", err)
 	}
 	refused(t, map[string]string{
 		"pause cluster first":          `cluster "first": name it NAMESPACE/NAME, as stagecoach status lists it`,

@@ -154,6 +154,38 @@ func TestPausedAndLateClustersCatchUp(t *testing.T) {
 		return nil
 	})
 
+	// A cluster that has the version and stops answering holds its stage; one that leaves is
+	// dropped, and the stage does not fail for it.
+	leaver := registerSkipCluster(t, "leaver", "dev", stageOf("two"), false)
+	where["leaver"] = "dev"
+	expectSkipValue(t, where, "leaver", "v1")
+	leaver.Kubeconfig = deadSkipKubeconfig(t, leaver.Kubeconfig)
+	if err := registration.Register(t.Context(), c, leaver); err != nil {
+		t.Fatal(err)
+	}
+	expectStageTwo := func(want string) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got, err := getPromotion(ctx, t, p.Name)
+			if err != nil {
+				return err
+			}
+			st := findStage(got, "two")
+			if got.Status.CurrentStageName != "two" || got.Status.Failure != nil || st == nil || st.CurrentStatusDescription == nil {
+				return fmt.Errorf("at stage %s, failure %+v", got.Status.CurrentStageName, got.Status.Failure)
+			}
+			if msg := ptrString(st.FailureMessage) + " " + *st.CurrentStatusDescription; !strings.Contains(msg, want) {
+				return fmt.Errorf("stage two says %q, want %q", msg, want)
+			}
+			return nil
+		})
+	}
+	expectStageTwo("Cluster e2e-skip/leaver is not ready")
+	if _, err := registration.Unregister(t.Context(), c, skipNS, "leaver"); err != nil {
+		t.Fatal(err)
+	}
+	expectStageTwo(awaitingApprovalWords)
+
 	// Resumed, b catches up with stage two's version while the promotion still waits there.
 	if _, err := operate.PauseCluster(t.Context(), c, skipNS, "b", false); err != nil {
 		t.Fatal(err)
@@ -206,22 +238,7 @@ func registerSkipCluster(t *testing.T, name, sandboxCluster string, labels map[s
 	t.Helper()
 	kubeconfig := sandboxKubeconfig(t, sandboxCluster)
 	if dead {
-		cfg, err := clientcmd.Load(kubeconfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		_ = l.Close()
-		for _, cl := range cfg.Clusters {
-			cl.Server = "https://" + addr
-		}
-		if kubeconfig, err = clientcmd.Write(*cfg); err != nil {
-			t.Fatal(err)
-		}
+		kubeconfig = deadSkipKubeconfig(t, kubeconfig)
 	}
 	c := testenv.Client(t)
 	reg := registration.Cluster{Namespace: skipNS, Name: name, Labels: labels, Kubeconfig: kubeconfig, Manager: "e2e-profile", CreateNamespace: true}
@@ -234,6 +251,36 @@ func registerSkipCluster(t *testing.T, name, sandboxCluster string, labels map[s
 		}
 	})
 	return reg
+}
+
+// deadSkipKubeconfig is kubeconfig with its server moved to a loopback port nothing listens on.
+func deadSkipKubeconfig(t *testing.T, kubeconfig []byte) []byte {
+	t.Helper()
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	for _, cl := range cfg.Clusters {
+		cl.Server = "https://" + addr
+	}
+	out, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func sandboxKubeconfig(t *testing.T, name string) []byte {
