@@ -22,8 +22,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // TestTallySkipsPausedAndUnreached: a paused cluster and an unreachable one the version has not
@@ -100,5 +102,18 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBudgetLeavesPausedOut: a percentage failure budget is of the clusters taking part, not of
+// the paused ones.
+func TestBudgetLeavesPausedOut(t *testing.T) {
+	half := intstr.FromString("50%")
+	stage := &configv1beta1.Stage{Name: "prod", MaxFailures: &half}
+	state := stageState{clusters: map[string]int{metrics.ClusterFailed: 1, metrics.ClusterUnreachable: 1},
+		failing: []string{"prod/a: boom"}, paused: []string{"prod/b"}}
+	msg, err := stageFailure(stage, &configv1beta1.StageStatus{}, state, metav1.Now())
+	if err != nil || msg != "1 cluster fails, more than maxFailures allows (0): prod/a: boom" {
+		t.Errorf("stageFailure: %q, %v", msg, err)
 	}
 }
