@@ -86,6 +86,9 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 	if body.Reachable = body.Connection == ""; body.Reachable {
 		body.Connection = "ready: its API server answers"
 	}
+	if cl.Spec.Paused {
+		body.Connection = "paused: nothing is deployed to it and no stage waits for it"
+	}
 	var summaries configv1beta1.ClusterSummaryList
 	if err := s.read(ctx).List(ctx, &summaries, client.InNamespace(namespace)); shown(err) != nil {
 		return nil, err

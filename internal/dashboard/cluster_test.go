@@ -17,9 +17,11 @@ limitations under the License.
 package dashboard
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
 // TestPauseClusterAction: a cluster's page offers to pause it; paused, it offers to resume it,
@@ -73,7 +76,7 @@ func TestPauseClusterAction(t *testing.T) {
 	}
 	post("pause")
 	if html := get(); !paused() || !strings.Contains(html, "paused SveltosCluster prod/eu-1: nothing is deployed to it and no stage waits for it") ||
-		!strings.Contains(html, `action="/clusters/prod/eu-1/resume"`) {
+		!strings.Contains(html, `action="/clusters/prod/eu-1/resume"`) || !strings.Contains(html, `class="state s-paused"`) {
 		t.Fatalf("after pause (paused %t):\n%s", paused(), html)
 	}
 	post("resume")
@@ -90,4 +93,17 @@ func (j *cookies) add(req *http.Request) {
 		req.AddCookie(c)
 	}
 	j.list = nil
+}
+
+// TestPausedGroup: a stage's paused clusters come in a group of their own, after the rest.
+func TestPausedGroup(t *testing.T) {
+	st := &view.Stage{Name: "prod", State: view.Progressing, Clusters: []view.Cluster{
+		{Name: "prod/b", State: view.Paused}, {Name: "prod/a", State: view.Succeeded}, {Name: "prod/c", State: view.Pending}}}
+	var labels []string
+	for _, g := range groups(st, sveltosClusterHref, false) {
+		labels = append(labels, fmt.Sprintf("%s: %d", g.Label, len(g.Tiles)))
+	}
+	if want := []string{"Not started: 1", "Done: 1", "Paused: left out, not waited for: 1"}; !slices.Equal(labels, want) {
+		t.Errorf("groups %v, want %v", labels, want)
+	}
 }
