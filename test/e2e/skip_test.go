@@ -50,7 +50,9 @@ const skipNS = "e2e-skip"
 // (nor holds a maxUpdate slot for it); a stage not reached yet shows what it will cover; a
 // cluster that registers unreachable in a stage already passed is listed as catching up, and
 // gets that stage's version once it answers; one that registers in a stage not reached gets
-// nothing; the paused cluster, resumed, gets its stage's version. Read from the clusters.
+// nothing, or, once an earlier version reached the stage, that version and not the new one; one
+// that has the version and stops answering holds its stage until it leaves; the paused cluster,
+// resumed after its stage passed, gets that stage's version. Read from the clusters.
 func TestPausedAndLateClustersCatchUp(t *testing.T) {
 	t.Parallel()
 	c := testenv.Client(t)
@@ -186,17 +188,47 @@ func TestPausedAndLateClustersCatchUp(t *testing.T) {
 	}
 	expectStageTwo(awaitingApprovalWords)
 
-	// Resumed, b catches up with stage two's version while the promotion still waits there.
-	if _, err := operate.PauseCluster(t.Context(), c, skipNS, "b", false); err != nil {
-		t.Fatal(err)
-	}
-	expectSkipValue(t, where, "b", "v1")
+	// Approved, the promotion completes: stage three deploys to both its clusters.
 	if _, err := operate.ApprovePromotion(t.Context(), c, p.Name, "two", false); err != nil {
 		t.Fatal(err)
 	}
 	waitPromoted(t, p.Name)
 	expectSkipValue(t, where, "d", "v1")
 	expectSkipValue(t, where, "late3", "v1")
+	expectNoSkipValue(t, where, "b")
+
+	// b, paused when stage two passed, is listed there; resumed, it gets stage two's version.
+	stageTwoLists := func(paused []string) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(ctx context.Context) error {
+			got, err := getPromotion(ctx, t, p.Name)
+			if err != nil {
+				return err
+			}
+			if st := findStage(got, "two"); st == nil || !slices.Equal(st.PausedClusters, paused) || len(st.CatchingUpClusters) != 0 {
+				return fmt.Errorf("stage two: %+v", st)
+			}
+			return nil
+		})
+	}
+	stageTwoLists([]string{"e2e-skip/b"})
+	if _, err := operate.PauseCluster(t.Context(), c, skipNS, "b", false); err != nil {
+		t.Fatal(err)
+	}
+	expectSkipValue(t, where, "b", "v1")
+	stageTwoLists(nil)
+
+	// A second version: stage one gets it and stage two waits for its approval. A cluster that
+	// registers now in stage three, not reached by it, gets what that stage is on: the first.
+	content.Data["cm.yaml"] = configMapManifest(skipNS, "skip-{{ .ClusterName }}", "v2")
+	updateConfigMap(t, content.Name, content.Data)
+	expectSkipValue(t, where, "a", "v2")
+	expectSkipValue(t, where, "c", "v2")
+	expectStageTwo(awaitingApprovalWords)
+	registerTenantCluster(t, skipNS, "late3b", "qa", stageOf("three"))
+	where["late3b"] = "qa"
+	expectSkipValue(t, where, "late3b", "v1")
+	expectSkipValue(t, where, "d", "v1")
 }
 
 // awaitingApprovalWords is the stage description of a manual gate.
