@@ -80,7 +80,9 @@ func Version(hash []byte) string {
 }
 
 // Promotion describes the ClusterPromotion name: its state, then each stage with its clusters,
-// read from the stage's ClusterProfile and its ClusterSummaries.
+// read from the stage's ClusterProfile and its ClusterSummaries. A stage no version has reached
+// has no profile yet: its clusters are those its selector picks now. A stage not reached says
+// what it will cover; one under way or passed, which clusters it leaves out or lets catch up.
 func Promotion(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
 	p := &configv1beta1.ClusterPromotion{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
