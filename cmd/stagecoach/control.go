@@ -34,9 +34,10 @@ func newSuspendCommand() *cobra.Command {
 }
 
 func newResumeCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "resume", Short: "Resume a suspended ClusterPromotion or a stopped update run where it stopped"}
+	cmd := &cobra.Command{Use: "resume", Short: "Resume a suspended ClusterPromotion, a stopped update run or a paused cluster"}
 	cmd.AddCommand(promotionSwitch("promotion NAME", "Clear spec.suspend of a ClusterPromotion", false),
-		runSwitch("run NAME [-n NAMESPACE]", "Set spec.state of an update run to Run", placementv1beta1.StateRun))
+		runSwitch("run NAME [-n NAMESPACE]", "Set spec.state of an update run to Run", placementv1beta1.StateRun),
+		clusterSwitch("cluster NAMESPACE/NAME", "Clear spec.paused of a SveltosCluster", false))
 	return cmd
 }
 

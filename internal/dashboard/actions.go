@@ -51,6 +51,11 @@ func (s *Server) actions() {
 	s.act("/promotions/{name}/rollback", func(r *http.Request, w client.Client) (string, error) {
 		return operate.RollbackPromotion(r.Context(), w, r.PathValue("name"))
 	})
+	for action, pause := range map[string]bool{"pause": true, "resume": false} {
+		s.act("/clusters/{namespace}/{name}/"+action, func(r *http.Request, w client.Client) (string, error) {
+			return operate.PauseCluster(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), pause)
+		})
+	}
 	for _, base := range []string{"/runs/{name}", "/namespaces/{namespace}/runs/{name}"} {
 		s.act(base+"/approve", func(r *http.Request, w client.Client) (string, error) {
 			return operate.ApproveRun(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), r.PostFormValue("stage"), by)

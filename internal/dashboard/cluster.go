@@ -42,8 +42,12 @@ import (
 type clusterBody struct {
 	Kind, Name string
 	// Connection says whether the cluster can be reached, in words.
-	Connection  string
-	Reachable   bool
+	Connection string
+	Reachable  bool
+	// Paused: the cluster is taken out of rollouts. Href, when the viewer may act, is its
+	// page, where pause and resume are posted.
+	Paused      bool
+	Href        string
 	Labels      []string
 	Deployments []deployment
 }
@@ -74,10 +78,16 @@ func (s *Server) sveltosCluster(r *http.Request) (*pageData, error) {
 	if err := s.read(ctx).Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cl); err != nil {
 		return nil, view.NotFound(err, "SveltosCluster", namespace, name)
 	}
-	body := &clusterBody{Kind: "SveltosCluster", Name: namespace + "/" + name, Labels: labels(cl.Labels)}
+	body := &clusterBody{Kind: "SveltosCluster", Name: namespace + "/" + name, Labels: labels(cl.Labels), Paused: cl.Spec.Paused}
+	if s.actsFor(ctx) {
+		body.Href = sveltosClusterHref(body.Name)
+	}
 	body.Connection = view.WhyUnreachable(cl)
 	if body.Reachable = body.Connection == ""; body.Reachable {
 		body.Connection = "ready: its API server answers"
+	}
+	if cl.Spec.Paused {
+		body.Connection = "paused: nothing is deployed to it and no stage waits for it"
 	}
 	var summaries configv1beta1.ClusterSummaryList
 	if err := s.read(ctx).List(ctx, &summaries, client.InNamespace(namespace)); shown(err) != nil {

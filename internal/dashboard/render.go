@@ -108,7 +108,7 @@ func (p *pages) execute(page, block string, data *pageData) ([]byte, error) {
 var words = map[view.State]string{
 	view.Pending: "not started", view.Progressing: "updating", view.Waiting: "waiting", view.Suspended: "suspended",
 	view.Failed: "failed", view.RollingBack: "rolling back", view.RolledBack: "rolled back", view.Succeeded: "done",
-	view.Unreachable: "unreachable",
+	view.Unreachable: "unreachable", view.Paused: "paused",
 }
 
 func word(s view.State) string {

@@ -229,7 +229,7 @@ func memberClusterHref(name string) string { return "/memberclusters/" + url.Pat
 
 // stateOrder ranks states for the bars, from done to not started, failures last.
 var stateOrder = []view.State{view.Succeeded, view.RolledBack, view.RollingBack, view.Progressing, view.Waiting,
-	view.Suspended, view.Pending, view.Unreachable, view.Failed}
+	view.Suspended, view.Pending, view.Paused, view.Unreachable, view.Failed}
 
 // rolloutBody lays the rollout out as a pipeline; href links a cluster's name to its page.
 func (s *Server) rolloutBody(ro *view.Rollout, base string, href func(string) string) *rolloutBody {
@@ -266,9 +266,11 @@ func groups(st *view.Stage, href func(string) string, partial bool) []group {
 	if partial {
 		return []group{{Label: fmt.Sprintf("The %d clusters that need attention first", len(st.Clusters)), Tiles: tiles(st.Clusters)}}
 	}
-	var failing, updating, waiting, done []view.Cluster
+	var failing, updating, waiting, paused, done []view.Cluster
 	for _, c := range st.Clusters {
 		switch c.State {
+		case view.Paused:
+			paused = append(paused, c)
 		case view.Failed, view.Unreachable:
 			failing = append(failing, c)
 		case view.Progressing, view.Waiting, view.RollingBack:
@@ -295,5 +297,6 @@ func groups(st *view.Stage, href func(string) string, partial bool) []group {
 		add("Not started", waiting)
 	}
 	add("Done", done)
+	add("Paused: left out, not waited for", paused)
 	return out
 }

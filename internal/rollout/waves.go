@@ -17,6 +17,7 @@ limitations under the License.
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -45,6 +46,9 @@ type Target struct {
 	// one cannot make progress, so it does not take a slot; an updating one keeps its slot and
 	// is not done: what it runs is unknown until it answers again.
 	Unavailable string
+	// Paused is set for a cluster taken out of the rollout (a paused SveltosCluster): it takes
+	// no slot, even while updating, and waits among the skipped until it is resumed.
+	Paused bool
 }
 
 // Wave is the decision for one pass of a rolling update.
@@ -71,14 +75,16 @@ func (w Wave) Done() bool {
 
 // PlanWave decides which clusters get the new revision now: at most limit clusters are
 // mid-update at once (0 means no limit), visited in the given order. A cluster frees its slot
-// only when Updated, even if it becomes unavailable while updating; an unavailable pending one
-// is skipped without taking a slot.
+// only when Updated, even if it becomes unreachable while updating; an unavailable pending one
+// is skipped without taking a slot, and so is a paused one, updating or not.
 func PlanWave(targets []Target, limit int) Wave {
 	var w Wave
 	for _, t := range targets {
 		switch {
 		case t.State == Updated:
 			w.Updated = append(w.Updated, t.Name)
+		case t.Paused:
+			w.Skipped = append(w.Skipped, t.Name+": "+cmp.Or(t.Unavailable, "paused"))
 		case t.State == Updating:
 			w.Updating = append(w.Updating, t.Name)
 			if t.Unavailable != "" {
@@ -90,7 +96,7 @@ func PlanWave(targets []Target, limit int) Wave {
 	}
 	inFlight := len(w.Updating)
 	for _, t := range targets {
-		if t.State != Pending || t.Unavailable != "" {
+		if t.State != Pending || t.Unavailable != "" || t.Paused {
 			continue
 		}
 		if limit > 0 && inFlight >= limit {
@@ -101,6 +107,18 @@ func PlanWave(targets []Target, limit int) Wave {
 		inFlight++
 	}
 	return w
+}
+
+// WaveCount is how many waves a rollout over clusters takes with at most limit of them updating
+// at once (0: no limit), if each finishes before the next starts: 0 for no cluster.
+func WaveCount(clusters, limit int) int {
+	switch {
+	case clusters == 0:
+		return 0
+	case limit <= 0:
+		return 1
+	}
+	return (clusters + limit - 1) / limit
 }
 
 // MaxUpdate turns a maxUpdate value into a number of clusters out of total: an integer as is, a

@@ -61,23 +61,27 @@ func TestPlanWave(t *testing.T) {
 		want    Wave
 		done    bool
 	}{
-		{"no limit starts everything", []Target{{"a", p, ""}, {"b", p, ""}, {"c", p, ""}}, 0,
+		{"no limit starts everything", []Target{{"a", p, "", false}, {"b", p, "", false}, {"c", p, "", false}}, 0,
 			Wave{Start: []string{"a", "b", "c"}}, false},
-		{"limit one starts the first in order", []Target{{"a", p, ""}, {"b", p, ""}, {"c", p, ""}}, 1,
+		{"limit one starts the first in order", []Target{{"a", p, "", false}, {"b", p, "", false}, {"c", p, "", false}}, 1,
 			Wave{Start: []string{"a"}, Waiting: []string{"b", "c"}}, false},
-		{"an updating cluster holds its slot", []Target{{"a", u, ""}, {"b", p, ""}, {"c", p, ""}}, 1,
+		{"an updating cluster holds its slot", []Target{{"a", u, "", false}, {"b", p, "", false}, {"c", p, "", false}}, 1,
 			Wave{Updating: []string{"a"}, Waiting: []string{"b", "c"}}, false},
-		{"an updated cluster frees its slot", []Target{{"a", d, ""}, {"b", p, ""}, {"c", p, ""}}, 1,
+		{"an updated cluster frees its slot", []Target{{"a", d, "", false}, {"b", p, "", false}, {"c", p, "", false}}, 1,
 			Wave{Start: []string{"b"}, Updated: []string{"a"}, Waiting: []string{"c"}}, false},
-		{"slots fill up to the limit", []Target{{"a", u, ""}, {"b", p, ""}, {"c", p, ""}, {"d", p, ""}}, 2,
+		{"slots fill up to the limit", []Target{{"a", u, "", false}, {"b", p, "", false}, {"c", p, "", false}, {"d", p, "", false}}, 2,
 			Wave{Start: []string{"b"}, Updating: []string{"a"}, Waiting: []string{"c", "d"}}, false},
-		{"an unavailable pending cluster takes no slot", []Target{{"a", p, "paused"}, {"b", p, "unreachable"}, {"c", p, ""}}, 1,
+		{"an unavailable pending cluster takes no slot", []Target{{"a", p, "paused", false}, {"b", p, "unreachable", false}, {"c", p, "", false}}, 1,
 			Wave{Start: []string{"c"}, Skipped: []string{"a: paused", "b: unreachable"}}, false},
-		{"an updating cluster that became unreachable keeps its slot", []Target{{"a", u, "unreachable"}, {"b", p, ""}}, 1,
+		{"an updating cluster that became unreachable keeps its slot", []Target{{"a", u, "unreachable", false}, {"b", p, "", false}}, 1,
 			Wave{Updating: []string{"a"}, Held: []string{"a: unreachable"}, Waiting: []string{"b"}}, false},
-		{"everything updated is done", []Target{{"a", d, ""}, {"b", d, ""}}, 1,
+		{"a paused updating cluster frees its slot", []Target{{"a", u, "paused", true}, {"b", p, "", false}}, 1,
+			Wave{Start: []string{"b"}, Skipped: []string{"a: paused"}}, false},
+		{"a paused pending cluster takes no slot", []Target{{"a", p, "paused", true}, {"b", p, "", false}}, 1,
+			Wave{Start: []string{"b"}, Skipped: []string{"a: paused"}}, false},
+		{"everything updated is done", []Target{{"a", d, "", false}, {"b", d, "", false}}, 1,
 			Wave{Updated: []string{"a", "b"}}, true},
-		{"an updated but unavailable cluster still counts as updated", []Target{{"a", d, "paused"}}, 1,
+		{"an updated but unavailable cluster still counts as updated", []Target{{"a", d, "paused", false}}, 1,
 			Wave{Updated: []string{"a"}}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,6 +93,16 @@ func TestPlanWave(t *testing.T) {
 				t.Errorf("Done() = %v, want %v", got.Done(), tc.done)
 			}
 		})
+	}
+}
+
+func TestWaveCount(t *testing.T) {
+	for _, tc := range []struct{ clusters, limit, want int }{
+		{0, 0, 0}, {0, 2, 0}, {5, 0, 1}, {5, 1, 5}, {5, 2, 3}, {4, 2, 2}, {1, 3, 1},
+	} {
+		if got := WaveCount(tc.clusters, tc.limit); got != tc.want {
+			t.Errorf("WaveCount(%d, %d) = %d, want %d", tc.clusters, tc.limit, got, tc.want)
+		}
 	}
 }
 

@@ -80,7 +80,9 @@ func Version(hash []byte) string {
 }
 
 // Promotion describes the ClusterPromotion name: its state, then each stage with its clusters,
-// read from the stage's ClusterProfile and its ClusterSummaries.
+// read from the stage's ClusterProfile and its ClusterSummaries. A stage no version has reached
+// has no profile yet: its clusters are those its selector picks now. A stage not reached says
+// what it will cover; one under way or passed, which clusters it leaves out or lets catch up.
 func Promotion(ctx context.Context, c client.Reader, name string, opts Options) (*Rollout, error) {
 	p := &configv1beta1.ClusterPromotion{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, p); err != nil {
@@ -91,12 +93,16 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 	if err != nil {
 		return nil, err
 	}
+	limit := p.Spec.ProfileSpec.MaxUpdate
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		profile := &configv1beta1.ClusterProfile{}
 		err := c.Get(ctx, client.ObjectKey{Name: p.StageProfileName(st.Name)}, profile)
 		switch {
 		case apierrors.IsNotFound(err):
+			// No version has reached the stage yet: the clusters its selector picks now.
+			st.Clusters = selectedClusters(&p.Spec.Stages[i].ClusterSelector, fleet)
+			st.Wave, _ = rollout.MaxUpdate(limit, len(st.Clusters))
 		case err != nil:
 			return nil, err
 		default:
@@ -112,6 +118,9 @@ func Promotion(ctx context.Context, c client.Reader, name string, opts Options) 
 					st.Clusters[j].State = Pending
 				}
 			}
+			preview(st, limit)
+		} else {
+			outOfStep(st, stageStatus(p, st.Name))
 		}
 		st.finish(opts.MaxClusters)
 	}
@@ -288,7 +297,11 @@ func profileClusters(ctx context.Context, c client.Reader, profile configv1beta1
 	}
 	for _, ref := range profile.ProfileStatus().MatchingClusterRefs {
 		if name := ref.Namespace + "/" + ref.Name; !seen[name] {
-			out = append(out, Cluster{Name: name, State: Progressing, Reason: "no ClusterSummary yet"})
+			c := unstarted(name, byName[name])
+			if c.State == Pending {
+				c.State, c.Reason = Progressing, "no ClusterSummary yet"
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil
@@ -298,8 +311,8 @@ func profileClusters(ctx context.Context, c client.Reader, profile configv1beta1
 // cl, the cluster when it is a SveltosCluster, says whether it can be reached.
 func SummaryCluster(name string, cs *configv1beta1.ClusterSummary, profile configv1beta1.ProfileObj, cl *libv1beta1.SveltosCluster) Cluster {
 	out := Cluster{Name: name, Runs: runs(&cs.Spec.ClusterProfileSpec)}
-	if why := WhyUnreachable(cl); why != "" {
-		out.State, out.Reason = Unreachable, why
+	if u := unstarted(name, cl); u.State != Pending {
+		out.State, out.Reason = u.State, u.Reason
 		return out
 	}
 	current := equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, *configv1beta1.DeployedSpec(profile))

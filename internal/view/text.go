@@ -40,6 +40,7 @@ var symbols = map[State]struct{ symbol, color string }{
 	RolledBack:  {"↺", "36"},
 	Succeeded:   {"✓", "32"},
 	Unreachable: {"!", "31"},
+	Paused:      {"‖", "90"},
 }
 
 // Symbol is the state's sign, drawn beside its name so that no reader depends on colour alone.

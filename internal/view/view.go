@@ -45,8 +45,11 @@ const (
 	RolledBack State = "RolledBack"
 	// Succeeded: done; for a cluster, it runs the rollout's version, deployed and healthy.
 	Succeeded State = "Succeeded"
-	// Unreachable: a cluster the management cluster cannot reach, or paused.
+	// Unreachable: a cluster the management cluster cannot reach.
 	Unreachable State = "Unreachable"
+	// Paused: a cluster taken out of rollouts (SveltosCluster spec.paused): nothing is deployed
+	// to it and no stage waits for it.
+	Paused State = "Paused"
 )
 
 // Final says whether nothing more happens to a rollout in this state without a change to it.
@@ -75,6 +78,12 @@ type Stage struct {
 	// Wave is how many of the stage's clusters are updated at the same time (maxUpdate,
 	// maxConcurrency); 0 when they all are.
 	Wave int `json:"wave,omitempty"`
+	// Waves is, for a stage not reached yet, how many waves its clusters will take (maxUpdate
+	// at a time), paused and unreachable ones left out.
+	Waves int `json:"waves,omitempty"`
+	// CatchingUp lists clusters that do not run the stage's version yet and that the stage does
+	// not wait for: they get it as soon as they can (from the promotion's status).
+	CatchingUp []string `json:"catchingUp,omitempty"`
 	// Counts counts the stage's clusters by state, listed or not.
 	Counts map[State]int `json:"counts"`
 	// Clusters lists the stage's clusters: failing and unreachable first, then updating, then
@@ -104,7 +113,7 @@ func (s *Stage) Total() int {
 }
 
 // clusterOrder ranks cluster states for listing: what needs attention first.
-var clusterOrder = []State{Failed, Unreachable, Progressing, Waiting, Suspended, Pending, RollingBack, RolledBack, Succeeded}
+var clusterOrder = []State{Failed, Unreachable, Progressing, Waiting, Suspended, Paused, Pending, RollingBack, RolledBack, Succeeded}
 
 // finish counts the stage's clusters and keeps at most limit of them, those that need attention
 // first; limit 0 keeps them all.

@@ -22,7 +22,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -40,7 +45,10 @@ func example() *Rollout {
 		{Name: "prod/p-3", State: Pending, Runs: "kyverno/kyverno 3.5.2"},
 		{Name: "prod/p-1", State: Pending, Runs: "kyverno/kyverno 3.5.2"},
 		{Name: "prod/p-2", State: Pending, Runs: "kyverno/kyverno 3.5.2"},
+		{Name: "prod/p-4", State: Paused, Runs: "kyverno/kyverno 3.5.2", Reason: "paused: nothing is deployed to it and no stage waits for it"},
 	}}
+	two := intstr.FromInt32(2)
+	preview(&prod, &two)
 	dev.finish(2)
 	staging.finish(2)
 	prod.finish(2)
@@ -104,3 +112,45 @@ func TestStageLists(t *testing.T) {
 		t.Error("a waiting or suspended rollout is final")
 	}
 }
+
+// TestPreview: a stage not reached yet says how many clusters it will cover, in how many waves of
+// maxUpdate, and which it leaves out; paused and unreachable clusters take no wave.
+func TestPreview(t *testing.T) {
+	clusters := []Cluster{{Name: "p/a", State: Pending}, {Name: "p/b", State: Pending}, {Name: "p/c", State: Pending},
+		{Name: "p/d", State: Paused}, {Name: "p/e", State: Unreachable}}
+	for _, tc := range []struct {
+		limit *intstr.IntOrString
+		waves int
+		want  string
+	}{
+		{nil, 1, "not reached yet: 5 clusters, 1 wave; paused, left out: p/d; unreachable, will catch up: p/e"},
+		{ptr(intstr.FromInt32(2)), 2, "not reached yet: 5 clusters, 2 waves of up to 2; paused, left out: p/d; unreachable, will catch up: p/e"},
+		{ptr(intstr.FromString("20%")), 3, "not reached yet: 5 clusters, 3 waves of up to 1; paused, left out: p/d; unreachable, will catch up: p/e"},
+	} {
+		st := Stage{Name: "prod", State: Pending, Clusters: slices.Clone(clusters)}
+		preview(&st, tc.limit)
+		if st.Waves != tc.waves || st.WaitingFor != tc.want {
+			t.Errorf("maxUpdate %v: %d waves, %q; want %d, %q", tc.limit, st.Waves, st.WaitingFor, tc.waves, tc.want)
+		}
+	}
+	empty := Stage{Name: "none", State: Pending}
+	if preview(&empty, nil); empty.Waves != 0 || empty.WaitingFor != "not reached yet: 0 clusters, 0 waves" {
+		t.Errorf("empty stage: %d waves, %q", empty.Waves, empty.WaitingFor)
+	}
+}
+
+// TestOutOfStep: a stage under way or passed marks the clusters its status lists as catching up,
+// and names them with the paused ones.
+func TestOutOfStep(t *testing.T) {
+	st := Stage{Name: "dev", State: Succeeded, Clusters: []Cluster{{Name: "d/a", State: Succeeded},
+		{Name: "d/b", State: Progressing, Reason: "deploying"}, {Name: "d/c", State: Paused}}}
+	outOfStep(&st, &configv1beta1.StageStatus{PausedClusters: []string{"d/c"}, CatchingUpClusters: []string{"d/b"}})
+	if want := "paused, not waited for: d/c; catching up, not waited for: d/b"; st.WaitingFor != want {
+		t.Errorf("waitingFor %q, want %q", st.WaitingFor, want)
+	}
+	if st.Clusters[1].Reason != "catching up; deploying" || !slices.Equal(st.CatchingUp, []string{"d/b"}) {
+		t.Errorf("clusters %+v, catching up %v", st.Clusters, st.CatchingUp)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

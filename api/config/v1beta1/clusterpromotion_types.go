@@ -362,7 +362,24 @@ type StageStatus struct {
 	// written, e.g. "Paused: Awaiting Manual Approval (2026-02-16T06:28:24Z)".
 	// +optional
 	CurrentStatusDescription *string `json:"currentStatusDescription,omitempty"`
+
+	// PausedClusters lists ("<namespace>/<name>") the stage's clusters whose SveltosCluster has
+	// spec.paused: nothing is deployed to them and the stage does not wait for them. At most
+	// MaxListedStageClusters are listed. (A Stagecoach extension.)
+	// +optional
+	PausedClusters []string `json:"pausedClusters,omitempty"`
+
+	// CatchingUpClusters lists the stage's clusters that do not run the stage's version yet and
+	// that the stage does not wait for: unreachable before the version reached them, or, once the
+	// stage has passed, clusters that returned, were resumed or registered since. Each gets the
+	// stage's version as soon as it can. At most MaxListedStageClusters are listed. (A
+	// Stagecoach extension.)
+	// +optional
+	CatchingUpClusters []string `json:"catchingUpClusters,omitempty"`
 }
+
+// MaxListedStageClusters bounds the clusters a stage status lists as paused or catching up.
+const MaxListedStageClusters = 20
 
 // ClusterPromotionStatus reports how far the rollout has got.
 type ClusterPromotionStatus struct {

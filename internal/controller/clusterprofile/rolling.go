@@ -91,7 +91,7 @@ func rolloutTargets(spec *configv1beta1.Spec, content map[string]string, matchin
 	summaries map[clusterKey]*configv1beta1.ClusterSummary) []rollout.Target {
 	targets := make([]rollout.Target, 0, len(matching))
 	for _, k := range matching {
-		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k]}
+		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k], Paused: unavailable[k] == "paused"}
 		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(spec, content, cs) {
 			t.State = rollout.Updating
 			if cs.Provisioned() {

@@ -82,7 +82,8 @@ func (r *Reconciler) checkBudget(ps *pass) (failed bool, _ error) {
 
 // stageFailure says why the stage failed, or "" while it has not.
 func stageFailure(stage *configv1beta1.Stage, st *configv1beta1.StageStatus, state stageState, now metav1.Time) (string, error) {
-	total := 0
+	// Paused clusters are out of the rollout: a percentage is of the others.
+	total := -len(state.paused)
 	for _, n := range state.clusters {
 		total += n
 	}

@@ -148,6 +148,14 @@ type stageState struct {
 	clusters map[string]int
 	// failing names the first clusters whose deployment or health checks fail, with why.
 	failing []string
+	// paused lists the paused clusters: the stage neither deploys to them nor waits for them.
+	paused []string
+	// skipped lists the clusters unreachable before the version reached them: the stage does
+	// not wait for them, and they catch up when they answer again.
+	skipped []string
+	// behind lists the clusters that do not run the profile's current spec yet, provisioned,
+	// for another reason than failing on it: still deploying, no summary yet, unreachable.
+	behind []string
 }
 
 // provisioned tells whether every cluster the profile matches is reachable and runs its current
@@ -192,22 +200,44 @@ func tally(profile *configv1beta1.ClusterProfile, matching []corev1.ObjectRefere
 	}
 	for _, ref := range matching {
 		cluster := ref.Namespace + "/" + ref.Name
+		cs := byCluster[cluster]
+		current := cs != nil && equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
 		if why := unavailable[cluster]; why != "" {
-			// What it runs is unknown until it answers: the stage is not done.
-			st.wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
-			st.clusters[metrics.ClusterUnreachable]++
+			st.unavailable(cluster, why, current && cs.Provisioned(), current)
 			continue
 		}
-		cs := byCluster[cluster]
 		if cs == nil {
 			st.wait(fmt.Sprintf("Cluster %s has no ClusterSummary yet.", cluster), false)
 			st.clusters[metrics.ClusterUpdating]++
+			st.behind = append(st.behind, cluster)
 			continue
 		}
-		st.count(cluster, cs, equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec))
+		st.count(cluster, cs, current)
 	}
 	return st
 }
+
+// unavailable counts a paused or unreachable cluster. A paused one is out of the rollout: the
+// stage does not wait for it. An unreachable one the version has not reached yet is skipped as
+// well, and catches up when it answers. One that has the version is waited for: what it runs
+// now is unknown until it answers.
+func (st *stageState) unavailable(cluster, why string, done, current bool) {
+	st.clusters[metrics.ClusterUnreachable]++
+	if !done {
+		st.behind = append(st.behind, cluster)
+	}
+	switch {
+	case why == pausedReason:
+		st.paused = append(st.paused, cluster)
+	case !current:
+		st.skipped = append(st.skipped, cluster)
+	default:
+		st.wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)
+	}
+}
+
+// pausedReason is what SveltosCluster.Unavailable says of a paused cluster.
+const pausedReason = "paused"
 
 // wait notes that the stage is not done, and why: the first failure says more than the first
 // cluster still at work.
@@ -234,6 +264,7 @@ func (st *stageState) count(cluster string, cs *configv1beta1.ClusterSummary, cu
 	} else {
 		st.wait(fmt.Sprintf("ClusterSummary %s is not yet provisioned.", cs.Name), false)
 		st.clusters[metrics.ClusterUpdating]++
+		st.behind = append(st.behind, cluster)
 	}
 	if msg := cs.FailedForGood(); current && msg != "" && st.failed == "" {
 		st.failed = fmt.Sprintf("ClusterSummary %s: %s", cs.Name, msg)
