@@ -54,6 +54,9 @@ func (r *kindReconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
 	snapshot := placementv1beta1.ResourceSnapshotName(ru.spec.PlacementName, index)
+	if err := r.followMembership(ctx, ru, bindings, snapshot, stop); err != nil {
+		return ctrl.Result{}, err
+	}
 	for i := range ru.status.StagesStatus {
 		if stageSucceeded(&ru.status.StagesStatus[i]) {
 			continue
