@@ -130,9 +130,13 @@ func RetryRun(ctx context.Context, c client.Client, namespace, name string) (str
 	}
 	family := placementv1beta1.FamilyOf(old)
 	spec := old.UpdateRunSpec()
-	if other, err := unfinishedRun(ctx, c, family, namespace, spec.PlacementName); err != nil {
+	other, retried, err := otherRuns(ctx, c, family, namespace, spec.PlacementName, name)
+	switch {
+	case err != nil:
 		return "", nil, err
-	} else if other != "" {
+	case retried != "":
+		return "", nil, fmt.Errorf("%s %s was retried already, by %s: retry that one if it failed", family.UpdateRunKind(), name, retried)
+	case other != "":
 		return "", nil, fmt.Errorf("%s %s is under way on %s %s: retrying %s alongside it would take its clusters from it; stop it or wait for it",
 			family.UpdateRunKind(), other, family.PlacementKind(), spec.PlacementName, name)
 	}
@@ -173,19 +177,23 @@ func RetryableStage(run placementv1beta1.UpdateRunObj) (string, error) {
 	return placementv1beta1.UpdateRunDeleteStageName, nil
 }
 
-// unfinishedRun names a run of the placement that has not finished, if any.
-func unfinishedRun(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement string) (string, error) {
+// otherRuns names a run of the placement that has not finished, and a run that retries the run
+// named, if any.
+func otherRuns(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement, name string) (unfinished, retry string, _ error) {
 	list := family.NewUpdateRunList()
 	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return "", err
+		return "", "", err
 	}
 	for _, r := range list.UpdateRunObjs() {
 		if r.UpdateRunSpec().PlacementName != placement {
 			continue
 		}
+		if r.GetAnnotations()[placementv1beta1.RetryOfAnnotation] == name {
+			retry = r.GetName()
+		}
 		if state, _ := view.RunState(r); !state.Final() {
-			return r.GetName(), nil
+			unfinished = r.GetName()
 		}
 	}
-	return "", nil
+	return unfinished, retry, nil
 }
