@@ -37,7 +37,7 @@ import (
 )
 
 // TestDashboardRetry retries from the dashboard, in headless Chromium: a promotion whose stage
-// failed on dev (its namespace missing) offers to retry the stage once the namespace is there,
+// failed on dev (a quota) offers to retry the stage once the quota is lifted,
 // and goes through; a run that failed on qa (a quota) offers to retry from its failed stage, and
 // the page of the new run shows it succeed.
 func TestDashboardRetry(t *testing.T) {
@@ -49,6 +49,7 @@ func TestDashboardRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), content) })
+	createNamespace(t, "dev", "dashretry", true)
 	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "dashretry"}}
 	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: content.Name}}
 	p.Spec.ProfileSpec.MaxConsecutiveFailures = ptr.To[uint](1)
@@ -71,7 +72,7 @@ func TestDashboardRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	until("the page offers to retry the failed stage", `document.getElementById("action-retry")?.textContent === "Retry stage only"`)
-	createNamespace(t, "dev", "dashretry", false)
+	liftQuota(t, "dev", "dashretry")
 	clickPage(t, ctx, "action-retry")
 	until("the page says what the retry did", `document.querySelector(".flash")?.textContent.startsWith("retrying stage only of ClusterPromotion dashretry on version ")`)
 	until("the promotion goes through", `document.querySelector("#title [data-state]")?.dataset.state === "Succeeded" && !document.getElementById("action-retry")`)
@@ -112,9 +113,7 @@ func TestDashboardRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitState(t, view.Failed, "run", "dashretryrun")
-	if err := managed(t, "qa").CoreV1().ResourceQuotas("dashretryrun").Delete(t.Context(), "no-configmaps", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	liftQuota(t, "qa", "dashretryrun")
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/runs/dashretryrun")); err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,14 @@ func createNamespace(t *testing.T, cluster, name string, blocked bool) {
 	}
 }
 
+// liftQuota deletes the ResourceQuota createNamespace made.
+func liftQuota(t *testing.T, cluster, namespace string) {
+	t.Helper()
+	if err := managed(t, cluster).CoreV1().ResourceQuotas(namespace).Delete(t.Context(), "no-configmaps", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // noSettings fails the test if ConfigMap namespace/settings exists on a managed cluster.
 func noSettings(t *testing.T, cluster, namespace string) {
 	t.Helper()
@@ -73,10 +81,10 @@ func noSettings(t *testing.T, cluster, namespace string) {
 	}
 }
 
-// TestRetryPromotionCommand fails a promotion's stage on two clusters whose namespace does not
-// exist (maxConsecutiveFailures: 1 makes them FailedNonRetriable, maxFailures: 0 fails the
-// stage), creates the namespaces, retries one cluster with --cluster (the other stays failed,
-// and fails the stage again), then the rest, and reads the same version on both.
+// TestRetryPromotionCommand fails a promotion's stage on two clusters whose namespace allows no
+// ConfigMap (maxConsecutiveFailures: 1 makes them FailedNonRetriable, maxFailures: 0 fails the
+// stage), lifts the quotas, retries one cluster with --cluster (the other stays failed, and fails
+// the stage again), then the rest, and reads the same version on both.
 func TestRetryPromotionCommand(t *testing.T) {
 	c := testenv.Client(t)
 	content := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "retryp-v1", Namespace: "default"}, Data: map[string]string{
@@ -85,6 +93,8 @@ func TestRetryPromotionCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), content) })
+	createNamespace(t, "dev", "retryp", true)
+	createNamespace(t, "qa", "retryp", true)
 	p := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "retryp"}}
 	p.Spec.ProfileSpec.PolicyRefs = []configv1beta1.PolicyRef{{Kind: "ConfigMap", Namespace: "default", Name: "retryp-v1"}}
 	p.Spec.ProfileSpec.MaxConsecutiveFailures = ptr.To[uint](1)
@@ -120,8 +130,8 @@ func TestRetryPromotionCommand(t *testing.T) {
 	}
 
 	// The cause fixed, nothing is retried until asked: the failures are for good.
-	createNamespace(t, "dev", "retryp", false)
-	createNamespace(t, "qa", "retryp", false)
+	liftQuota(t, "dev", "retryp")
+	liftQuota(t, "qa", "retryp")
 	out, err := stagecoach(t, "retry", "promotion", "retryp", "--cluster", "dev/dev")
 	if err != nil || !strings.HasPrefix(out, "retrying stage both of ClusterPromotion retryp on version ") ||
 		!strings.HasSuffix(out, ": dev/dev; its stage failure is cleared, and the failure budget counts again\n") {
@@ -215,9 +225,7 @@ func TestRetryRunCommand(t *testing.T) {
 	})
 
 	// The quota lifted, the retry resumes at stage rest.
-	if err := managed(t, "qa").CoreV1().ResourceQuotas("retryr").Delete(t.Context(), "no-configmaps", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	liftQuota(t, "qa", "retryr")
 	out, err := stagecoach(t, "retry", "run", "retryr-1")
 	m := regexp.MustCompile(`^created ClusterStagedUpdateRun (retryr-1-retry-\w+): it resumes retryr-1 from stage rest with resource snapshot index 0 and the same override snapshots\n$`).FindStringSubmatch(out)
 	if err != nil || m == nil {

@@ -30,12 +30,12 @@ import (
 type JoinAction int
 
 const (
-	// JoinNextRun: the run gives it nothing; it waits for the next run.
+	// JoinNextRun means the run gives it nothing; it waits for the next run.
 	JoinNextRun JoinAction = iota
-	// JoinNow: its stage has passed; it gets the run's snapshot at once, without holding the
+	// JoinNow means its stage has passed, and it gets the run's snapshot at once, without holding the
 	// run or counting against the stage.
 	JoinNow
-	// JoinStage: its stage is under way or not reached yet; it becomes one of the stage's
+	// JoinStage means its stage is under way or not reached yet, and it becomes one of the stage's
 	// clusters, updated in its turn under maxConcurrency.
 	JoinStage
 )

@@ -48,7 +48,9 @@ func TestDecideJoin(t *testing.T) {
 }
 
 func TestStageOf(t *testing.T) {
-	env := func(v string) *metav1.LabelSelector { return &metav1.LabelSelector{MatchLabels: map[string]string{"env": v}} }
+	env := func(v string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"env": v}}
+	}
 	stages := []placementv1beta1.StageConfig{{Name: "staging", LabelSelector: env("staging")}, {Name: "prod", LabelSelector: env("prod")},
 		{Name: "none"}, {Name: "also-prod", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "prod"}}}}
 	for _, tc := range []struct {
