@@ -17,6 +17,7 @@ limitations under the License.
 package clusterpromotion
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -94,4 +95,22 @@ func retryWords(stage, cluster string) string {
 		return fmt.Sprintf("retrying cluster %s of stage %s on the same version", cluster, stage)
 	}
 	return fmt.Sprintf("retrying the failed clusters of stage %s on the same version", stage)
+}
+
+// noteRetry puts the retry the promotion acted on for this stage and version on the stage's
+// profile as this pass read it: the profile in the cache may not show the annotation yet, and
+// the clusters it concerns must not count as failed before they are reset.
+func noteRetry(ps *pass) {
+	rt := ps.p.Status.Retry
+	if rt == nil || rt.Stage != ps.stage.Name || !bytes.Equal(rt.ProfileSpecHash, ps.p.Status.ProfileSpecHash) || ps.profile == nil {
+		return
+	}
+	value := rt.Token
+	if rt.Cluster != "" {
+		value += " " + rt.Cluster
+	}
+	if ps.profile.Annotations == nil {
+		ps.profile.Annotations = map[string]string{}
+	}
+	ps.profile.Annotations[configv1beta1.RetryAnnotation] = value
 }
