@@ -376,3 +376,78 @@ func stageClusters(run *placementv1beta1.ClusterStagedUpdateRun, stage string) [
 	}
 	return out
 }
+
+// TestRunClusterJoiningAfterItsStage: with joiningClusters: StageSnapshot, a cluster that joins
+// once its stage has passed gets the run's snapshot at once, while the run still waits before its
+// next stage, and the run goes on as before.
+func TestRunClusterJoiningAfterItsStage(t *testing.T) {
+	const name = "join-late"
+	c := fleetv1.Client(testenv.Client(t))
+	label := func(cluster, value string) {
+		t.Helper()
+		v := "null"
+		if value != "" {
+			v = fmt.Sprintf("%q", value)
+		}
+		mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
+		if err := c.Patch(t.Context(), mc, client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:%s}}}`, name, v))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cluster := range []string{"dev", "prod", "qa"} {
+		t.Cleanup(func() {
+			mc := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
+			_ = c.Patch(context.Background(), mc, client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:null}}}`, name)))
+		})
+	}
+	label("dev", "yes")
+	label("prod", "yes")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: name}, Data: map[string]string{"value": "v1"}}
+	strategy := &placementv1beta1.ClusterStagedUpdateStrategy{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	strategy.Spec.JoiningClusters = placementv1beta1.JoiningClustersStageSnapshot
+	strategy.Spec.Stages = []placementv1beta1.StageConfig{
+		{Name: "one", LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"dev", "qa"}}}}},
+		{Name: "two", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}},
+			BeforeStageTasks: []placementv1beta1.StageTask{{Type: placementv1beta1.StageTaskTypeApproval}}},
+	}
+	crp := &placementv1beta1.ClusterResourcePlacement{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	crp.Spec.ResourceSelectors = []placementv1beta1.ResourceSelectorTerm{{Group: "", Version: "v1", Kind: "Namespace", Name: name}}
+	crp.Spec.Policy = &placementv1beta1.PlacementPolicy{PlacementType: placementv1beta1.PickAllPlacementType,
+		Affinity: &placementv1beta1.Affinity{ClusterAffinity: &placementv1beta1.ClusterAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: &placementv1beta1.ClusterSelector{ClusterSelectorTerms: []placementv1beta1.ClusterSelectorTerm{
+				{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{name: "yes"}}}}}}}}
+	crp.Spec.Strategy.Type = placementv1beta1.ExternalRolloutStrategyType
+	for _, obj := range []client.Object{ns, cm, strategy, crp} {
+		if err := c.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), obj) })
+	}
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		return c.Get(ctx, client.ObjectKey{Name: name + "-0-snapshot"}, &placementv1beta1.ClusterResourceSnapshot{})
+	})
+	run := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	run.Spec.PlacementName, run.Spec.StagedUpdateStrategyName = name, name
+	if err := c.Create(t.Context(), run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), run) })
+	r := waitState(t, view.Waiting, "run", name)
+	if r.Stages[0].State != view.Succeeded || !strings.Contains(r.Stages[1].WaitingFor, "approval request "+name+"-before-two") {
+		t.Fatalf("status run: %+v", r)
+	}
+	waitSettings(t, "dev", name, "v1")
+
+	label("qa", "yes")
+	waitSettings(t, "qa", name, "v1")
+	if r, err := statusOf(t, "run", name); err != nil || r.State != view.Waiting {
+		t.Errorf("after qa joined, the run is %v (%v), want still waiting before stage two", r, err)
+	}
+	if _, err := stagecoach(t, "approve", "run", name, "--stage", "two"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, view.Succeeded, "run", name)
+	waitSettings(t, "prod", name, "v1")
+}
