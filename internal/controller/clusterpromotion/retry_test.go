@@ -84,6 +84,31 @@ func TestRetryPhase(t *testing.T) {
 			t.Errorf("the same token again: %v", err)
 		}
 	})
+	t.Run("status lost in a restart", func(t *testing.T) {
+		// The controller stops after writing the profile and before writing the status: the
+		// next pass reads the promotion as it was, and does the same again.
+		p := failedAt(false)
+		profile := &configv1beta1.ClusterProfile{}
+		profile.Name = p.StageProfileName("prod")
+		f := newFixture(t, p, profile)
+		for range 2 {
+			lost := p.DeepCopy()
+			ps := f.r.newPass(lost)
+			ps.idx = 1
+			if err := f.run(t, ps, f.r.stagePhase, f.r.retryPhase); !errors.Is(err, errHalt) {
+				t.Fatalf("retryPhase = %v, want a halt", err)
+			}
+			if lost.Status.Failure != nil || lost.Status.Retry == nil || lost.Status.Retry.Token != "tok" {
+				t.Errorf("failure %+v, retry %+v", lost.Status.Failure, lost.Status.Retry)
+			}
+		}
+		if err := f.c.Get(t.Context(), client.ObjectKeyFromObject(profile), profile); err != nil {
+			t.Fatal(err)
+		}
+		if got := profile.Annotations[configv1beta1.RetryAnnotation]; got != "tok prod/eu" {
+			t.Errorf("the stage's profile has retry %q", got)
+		}
+	})
 	t.Run("rolled back", func(t *testing.T) {
 		p := failedAt(true)
 		f := newFixture(t, p)
