@@ -21,8 +21,10 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
 
 func started(name string, succeeded bool) placementv1beta1.ClusterUpdatingStatus {
@@ -83,5 +85,41 @@ func TestRestartStage(t *testing.T) {
 	}
 	if a, b := st.AfterStageTaskStatus[0], st.BeforeStageTaskStatus[0]; a.ApprovalRequestName != "new-canary" || a.Conditions != nil || b.ApprovalRequestName != "new-before-canary" {
 		t.Errorf("tasks %+v, %+v", a, b)
+	}
+}
+
+// TestInitializeRetryRefuses: a run that retries a run that does not exist, has not failed,
+// never started or updates another placement fails to initialize, saying why.
+func TestInitializeRetryRefuses(t *testing.T) {
+	cond := func(typ placementv1beta1.StagedUpdateRunConditionType, s metav1.ConditionStatus) metav1.Condition {
+		return metav1.Condition{Type: string(typ), Status: s, Reason: "r"}
+	}
+	old := func(name, placement string, conds ...metav1.Condition) *placementv1beta1.ClusterStagedUpdateRun {
+		r := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		r.Spec.PlacementName = placement
+		r.Status.Conditions = conds
+		r.Status.UpdateStrategySnapshot = &placementv1beta1.UpdateStrategySpec{}
+		return r
+	}
+	initialized := cond(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionTrue)
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(
+		old("running", "web", initialized),
+		old("never", "web", cond(placementv1beta1.StagedUpdateRunConditionInitialized, metav1.ConditionFalse)),
+		old("other", "api", initialized, cond(placementv1beta1.StagedUpdateRunConditionSucceeded, metav1.ConditionFalse)),
+	).Build()
+	r := &kindReconciler{Reconciler: &Reconciler{client: c}, family: placementv1beta1.ClusterFamily}
+	for of, want := range map[string]string{
+		"gone":    "ClusterStagedUpdateRun gone, which this run retries, not found",
+		"running": "ClusterStagedUpdateRun running, which this run retries, has not failed: only a failed run can be retried",
+		"never":   "ClusterStagedUpdateRun never, which this run retries, never started: there is nothing to resume",
+		"other":   "ClusterStagedUpdateRun other, which this run retries, updates api, not web",
+	} {
+		ru := &run{spec: &placementv1beta1.UpdateRunSpec{PlacementName: "web"}, status: &placementv1beta1.UpdateRunStatus{},
+			inputs: inputs{Client: c, family: placementv1beta1.ClusterFamily}}
+		ru.UpdateRunObj = &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "retry"}}
+		msg, ok := isAbort(r.initializeRetry(t.Context(), ru, of))
+		if !ok || msg != want {
+			t.Errorf("retrying %s: %q (abort %t), want %q", of, msg, ok, want)
+		}
 	}
 }
