@@ -71,7 +71,7 @@ It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-updat
 	root.AddCommand(newControllerCommand(), newSandboxCommand(), newDemoCommand(), newPlanCommand(),
 		newStatusCommand(), newGetCommand(), newApproveCommand(), newSuspendCommand(), newResumeCommand(), newStopCommand(),
 		newPauseCommand(), newRollbackCommand(), newRegisterCommand(), newUnregisterCommand(), newDashboardCommand(),
-		newVersionCommand(), newHistoryCommand())
+		newVersionCommand(), newHistoryCommand(), newRetryCommand())
 	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
 		// Run by kubectl as a plugin: help and completion speak of "kubectl stagecoach".
 		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl stagecoach"}

@@ -56,7 +56,18 @@ func (s *Server) actions() {
 			return operate.PauseCluster(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), pause)
 		})
 	}
+	s.act("/promotions/{name}/retry", func(r *http.Request, w client.Client) (string, error) {
+		return operate.RetryPromotion(r.Context(), w, r.PathValue("name"), r.PostFormValue("cluster"))
+	})
 	for _, base := range []string{"/runs/{name}", "/namespaces/{namespace}/runs/{name}"} {
+		s.actTo(base+"/retry", func(r *http.Request, w client.Client) (string, string, error) {
+			namespace := r.PathValue("namespace")
+			msg, created, err := operate.RetryRun(r.Context(), w, namespace, r.PathValue("name"))
+			if err != nil {
+				return "", "", err
+			}
+			return msg, runHref(namespace, created.GetName()), nil
+		})
 		s.act(base+"/approve", func(r *http.Request, w client.Client) (string, error) {
 			return operate.ApproveRun(r.Context(), w, r.PathValue("namespace"), r.PathValue("name"), r.PostFormValue("stage"), by)
 		})

@@ -51,6 +51,9 @@ type rolloutBody struct {
 	Placement       string
 	// History is a promotion's status.history, newest first.
 	History []historyVersion
+	// Retry offers to retry, with these words: the failed clusters of a promotion's stage, or a
+	// failed run from its failed stage.
+	Retry string
 }
 
 // stageBody is one stage of the pipeline.
@@ -106,6 +109,9 @@ func (s *Server) promotion(r *http.Request) (*pageData, error) {
 		body.Suspend, body.Resume = !p.Spec.Suspend, p.Spec.Suspend
 		if rolling, err := operate.CanRollBack(p); err == nil && !rolling {
 			body.RollbackTo = view.Version(p.Status.LastKnownGood.ProfileSpecHash)
+		}
+		if _, err := operate.RetryableClusters(ctx, s.read(ctx), p); err == nil {
+			body.Retry = "Retry stage " + p.Status.CurrentStageName
 		}
 	}
 	refs := []objectRef{{Kind: "ClusterPromotion", Name: name}}
@@ -165,6 +171,9 @@ func (s *Server) run(r *http.Request) (*pageData, error) {
 			return nil, err
 		}
 		body.Placement = placementv1beta1.FamilyOf(run).PlacementKind() + " " + run.UpdateRunSpec().PlacementName
+		if stage, err := operate.RetryableStage(run); err == nil {
+			body.Retry = "Retry from stage " + stage
+		}
 	}
 	kind := placementv1beta1.FamilyOf(run).UpdateRunKind()
 	if body.Events, err = s.events(ctx, []objectRef{{Kind: kind, Namespace: namespace, Name: name}}); err != nil {

@@ -273,6 +273,29 @@ type PromotionFailure struct {
 	Requested bool `json:"requested,omitempty"`
 }
 
+// PromotionRetry is a retry of the failed clusters of a stage, on the version it rolls out.
+type PromotionRetry struct {
+	// Token is the token of the stagecoach.dev/retry annotation acted on.
+	Token string `json:"token"`
+
+	// Stage is the stage whose failed clusters were tried again.
+	Stage string `json:"stage"`
+
+	// Cluster is the one cluster tried again ("namespace/name"); empty for every failed one.
+	// +optional
+	Cluster string `json:"cluster,omitempty"`
+
+	// ProfileSpecHash is the version tried again.
+	ProfileSpecHash []byte `json:"profileSpecHash,omitempty"`
+
+	// Time is when the controller acted on it.
+	Time metav1.Time `json:"time"`
+
+	// Message says what the retry did: the stage failure it cleared, or why it did nothing.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
 // KnownGoodVersion is a version that went through every stage.
 type KnownGoodVersion struct {
 	// ProfileSpecHash identifies the version, as status.profileSpecHash did.
@@ -431,6 +454,11 @@ type ClusterPromotionStatus struct {
 	// failed, with onFailure: Rollback. (A Stagecoach extension.)
 	// +optional
 	Rollback *RollbackStatus `json:"rollback,omitempty"`
+
+	// Retry is the last retry asked for with the stagecoach.dev/retry annotation that the
+	// controller acted on. (A Stagecoach extension.)
+	// +optional
+	Retry *PromotionRetry `json:"retry,omitempty"`
 
 	// ConsumedApprovals names the manual stages with automaticReset whose approval is used up:
 	// the rollout moved past them with it, or a new version started after it was given. Such an

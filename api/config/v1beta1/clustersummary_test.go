@@ -59,3 +59,31 @@ func TestProvisioned(t *testing.T) {
 		t.Errorf("FailedForGood on a stale status = %q, want none", got)
 	}
 }
+
+// TestRetryPending: a summary with a retry it has not acted on, for its cluster, reports no
+// failure, so that a stage does not count it failed before the retry reaches it.
+func TestRetryPending(t *testing.T) {
+	cs := &ClusterSummary{}
+	cs.Spec.ClusterNamespace, cs.Spec.ClusterName = "prod", "eu"
+	msg := "boom"
+	cs.Status.FeatureSummaries = []FeatureSummary{{FeatureID: libv1beta1.FeatureHelm, Status: libv1beta1.FeatureStatusFailedNonRetriable, FailureMessage: &msg}}
+	for _, tc := range []struct {
+		annotation, recorded string
+		pending              bool
+	}{
+		{"", "", false},
+		{"t1", "", true},
+		{"t1 prod/eu", "", true},
+		{"t1 prod/us", "", false},
+		{"t1", "t1", false},
+	} {
+		cs.Annotations = map[string]string{RetryAnnotation: tc.annotation}
+		cs.Status.RetryToken = tc.recorded
+		if got := cs.RetryPending(); got != tc.pending {
+			t.Errorf("%q (recorded %q): RetryPending = %t, want %t", tc.annotation, tc.recorded, got, tc.pending)
+		}
+		if failed := cs.FailedForGood() != ""; failed == tc.pending {
+			t.Errorf("%q (recorded %q): FailedForGood = %q", tc.annotation, tc.recorded, cs.FailedForGood())
+		}
+	}
+}

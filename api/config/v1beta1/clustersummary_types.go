@@ -17,6 +17,8 @@ limitations under the License.
 package v1beta1
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -214,6 +216,28 @@ type ClusterSummaryStatus struct {
 	// equals metadata.generation, the summaries may still describe an earlier spec.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// RetryToken is the token of the last stagecoach.dev/retry annotation acted on: its failed
+	// features were then tried again. (A Stagecoach extension.)
+	// +optional
+	RetryToken string `json:"retryToken,omitempty"`
+}
+
+// ParseRetry splits a stagecoach.dev/retry value into its token and the cluster it names
+// ("namespace/name"), if any.
+func ParseRetry(v string) (token, cluster string) {
+	token, cluster, _ = strings.Cut(strings.TrimSpace(v), " ")
+	return token, strings.TrimSpace(cluster)
+}
+
+// RetryPending reports whether the summary carries a retry it has not acted on yet, for its
+// cluster: until its controller resets its failed features, they are not counted as failed.
+func (cs *ClusterSummary) RetryPending() bool {
+	token, cluster := ParseRetry(cs.Annotations[RetryAnnotation])
+	if token == "" || token == cs.Status.RetryToken {
+		return false
+	}
+	return cluster == "" || cluster == cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName
 }
 
 // FeatureStatus returns the deployment state of feature, or "" when it has none.
@@ -305,7 +329,7 @@ func (cs *ClusterSummary) Failure() string {
 }
 
 func (cs *ClusterSummary) failure(forGood bool) string {
-	if cs.Status.ObservedGeneration != cs.Generation {
+	if cs.Status.ObservedGeneration != cs.Generation || cs.RetryPending() {
 		return ""
 	}
 	for _, f := range cs.Status.FeatureSummaries {

@@ -64,6 +64,15 @@ const (
 	// rollback promotion sets it. (A Stagecoach extension.)
 	RollbackAnnotation = "stagecoach.dev/rollback"
 
+	// RetryAnnotation asks for the deployments that failed on the current spec to be tried
+	// again, once per value: "<token>" for every failed cluster, "<token> <namespace>/<name>"
+	// for one. On a ClusterPromotion it concerns the clusters of the stage it is at (the
+	// controller copies it onto that stage's ClusterProfile, and clears a stage failure); on a
+	// ClusterProfile or Profile it is copied onto the ClusterSummaries, whose controller resets
+	// their failed features (FailedNonRetriable included) and records the token in
+	// status.retryToken. stagecoach retry promotion sets it. (A Stagecoach extension.)
+	RetryAnnotation = "stagecoach.dev/retry"
+
 	// ServiceAccountNameLabel and ServiceAccountNamespaceLabel, on a ClusterProfile (copied onto
 	// its ClusterSummaries), name the ServiceAccount its deploymentType Local content is
 	// deployed as: Sveltos' tenant labels.

@@ -103,6 +103,17 @@ type UpdateStrategySpec struct {
 	// +listType=atomic
 	// +optional
 	DenyWindows []TimeWindow `json:"denyWindows,omitempty"`
+
+	// JoiningClusters is what a cluster the placement picks after a run initialized gets from
+	// that run. NextRun (the default, as in Kubefleet) gives it nothing: it waits, Scheduled, for
+	// the next run. StageSnapshot gives it the run's resource snapshot once its stage has started:
+	// at once when the stage has passed (without holding the run or counting against the
+	// stage), and as one of the stage's clusters, under its maxConcurrency, while it is under
+	// way or not reached yet. A cluster that leaves during a run is dropped from it either way.
+	// A Stagecoach extension.
+	// +kubebuilder:validation:Enum=NextRun;StageSnapshot
+	// +optional
+	JoiningClusters string `json:"joiningClusters,omitempty"`
 }
 
 // TimeWindow is a time window between two cron expressions.
@@ -115,6 +126,12 @@ type TimeWindow struct {
 	// +kubebuilder:validation:MinLength=1
 	To string `json:"to"`
 }
+
+// Values of UpdateStrategySpec.JoiningClusters.
+const (
+	JoiningClustersNextRun       = "NextRun"
+	JoiningClustersStageSnapshot = "StageSnapshot"
+)
 
 // Values of UpdateStrategySpec.OnFailure.
 const (
@@ -223,3 +240,10 @@ type StageTask struct {
 // RollbackOfAnnotation marks a rollback run with the name of the run whose failure started it.
 // A Stagecoach extension.
 const RollbackOfAnnotation = "stagecoach.dev/rollback-of"
+
+// RetryOfAnnotation marks a run that resumes a failed run (stagecoach retry run) with that run's
+// name: instead of initializing from the placement and the strategy, it takes the failed run's
+// resource snapshot, strategy copy, stages, clusters and pinned override snapshots, keeps the
+// stages that succeeded, and starts again at the first one that did not. A run's spec cannot
+// change (as in Kubefleet), so a retry is a new run. A Stagecoach extension.
+const RetryOfAnnotation = "stagecoach.dev/retry-of"

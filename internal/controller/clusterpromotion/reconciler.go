@@ -256,7 +256,7 @@ func (r *Reconciler) newPass(p *configv1beta1.ClusterPromotion) *pass {
 func (r *Reconciler) run(ctx context.Context, ps *pass) error {
 	for _, phase := range []func(context.Context, *pass) error{
 		r.approvalsPhase, r.validatePhase, r.suspendPhase, r.contentPhase, r.versionPhase, r.retirePhase,
-		r.stagePhase, r.failurePhase, r.deployPhase, r.tidyPhase, r.observePhase, r.catchUpPhase, r.budgetPhase,
+		r.stagePhase, r.retryPhase, r.failurePhase, r.deployPhase, r.tidyPhase, r.observePhase, r.catchUpPhase, r.budgetPhase,
 		r.gatePhase, r.actPhase,
 	} {
 		err := phase(ctx, ps)

@@ -78,6 +78,7 @@ func (r *Reconciler) tidyPhase(ctx context.Context, ps *pass) error {
 
 // observePhase finds where the stage's clusters stand.
 func (r *Reconciler) observePhase(ctx context.Context, ps *pass) error {
+	noteRetry(ps)
 	state, err := r.provisioned(ctx, ps.profile)
 	if err != nil {
 		return err

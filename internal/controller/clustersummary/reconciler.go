@@ -200,6 +200,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 
 // deploy brings every feature in line with the spec and says when to look again.
 func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote, rd tenancy.Readers) ctrl.Result {
+	if takeRetry(cs) {
+		r.recorder.Eventf(cs, nil, corev1.EventTypeNormal, "Retrying", "Deploy", "retrying the failed features on the same spec (%s)", configv1beta1.RetryAnnotation)
+	}
 	d := &deployment{r: r, cs: cs, remote: remote, rd: rd, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
 	if _, tenant, err := configv1beta1.SummaryTenant(cs); tenant || err != nil {
 		// A tenant's charts come only from where the tenant source policy allows.

@@ -82,6 +82,32 @@ func markProvisioned(f *configv1beta1.FeatureSummary, hash []byte) {
 	f.FailureReason, f.FailureMessage = nil, nil
 }
 
+// takeRetry acts on a stagecoach.dev/retry annotation the summary has not acted on yet: when it
+// concerns its cluster, its failed features (FailedNonRetriable included) start over, as if they
+// had never failed, and are deployed again on the same spec. The token is recorded either way, so
+// that the retry acts once, across restarts too.
+func takeRetry(cs *configv1beta1.ClusterSummary) bool {
+	if !cs.RetryPending() {
+		if token, _ := configv1beta1.ParseRetry(cs.Annotations[configv1beta1.RetryAnnotation]); token != "" {
+			cs.Status.RetryToken = token
+		}
+		return false
+	}
+	cs.Status.RetryToken, _ = configv1beta1.ParseRetry(cs.Annotations[configv1beta1.RetryAnnotation])
+	retried := false
+	for i := range cs.Status.FeatureSummaries {
+		f := &cs.Status.FeatureSummaries[i]
+		if f.Status != libv1beta1.FeatureStatusFailed && f.Status != libv1beta1.FeatureStatusFailedNonRetriable {
+			continue
+		}
+		f.Status = libv1beta1.FeatureStatusProvisioning
+		f.ConsecutiveFailures = 0
+		f.FailureReason, f.FailureMessage = nil, nil
+		retried = true
+	}
+	return retried
+}
+
 // markFailed records a failed deployment. A permanent error, or one failure too many when
 // maxConsecutiveFailures is set, makes it FailedNonRetriable: it is not retried until the
 // configuration changes.

@@ -176,3 +176,55 @@ func TestTruncateReport(t *testing.T) {
 		t.Error("the report is not cut at a line boundary")
 	}
 }
+
+// TestTakeRetry: a retry token the summary has not acted on resets its failed features, those
+// failed for good included, once; a token for another cluster is recorded and changes nothing.
+func TestTakeRetry(t *testing.T) {
+	failed := func() *configv1beta1.ClusterSummary {
+		cs := &configv1beta1.ClusterSummary{}
+		cs.Spec.ClusterNamespace, cs.Spec.ClusterName = "prod", "eu"
+		msg := "boom"
+		cs.Status.FeatureSummaries = []configv1beta1.FeatureSummary{
+			{FeatureID: libv1beta1.FeatureHelm, Status: libv1beta1.FeatureStatusFailedNonRetriable, ConsecutiveFailures: 3, FailureMessage: &msg},
+			{FeatureID: libv1beta1.FeatureResources, Status: libv1beta1.FeatureStatusProvisioned},
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		name, annotation, recorded string
+		retried                    bool
+	}{
+		{"no annotation", "", "", false},
+		{"a new token", "t1", "t1", true},
+		{"for this cluster", "t2 prod/eu", "t2", true},
+		{"for another cluster", "t3 prod/us", "t3", false},
+		{"acted on already", "t0", "t0", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := failed()
+			cs.Status.RetryToken = "t0"
+			if tc.annotation != "" {
+				cs.Annotations = map[string]string{configv1beta1.RetryAnnotation: tc.annotation}
+			}
+			if tc.recorded == "" {
+				tc.recorded = "t0"
+			}
+			if got := takeRetry(cs); got != tc.retried {
+				t.Errorf("takeRetry = %t, want %t", got, tc.retried)
+			}
+			helm := cs.Status.FeatureSummaries[0]
+			if reset := helm.Status == libv1beta1.FeatureStatusProvisioning && helm.ConsecutiveFailures == 0 && helm.FailureMessage == nil; reset != tc.retried {
+				t.Errorf("helm feature %+v, reset %t, want %t", helm, reset, tc.retried)
+			}
+			if cs.Status.FeatureSummaries[1].Status != libv1beta1.FeatureStatusProvisioned {
+				t.Errorf("the provisioned feature became %s", cs.Status.FeatureSummaries[1].Status)
+			}
+			if cs.Status.RetryToken != tc.recorded {
+				t.Errorf("retryToken %q, want %q", cs.Status.RetryToken, tc.recorded)
+			}
+			if takeRetry(cs) {
+				t.Error("a second takeRetry retried again")
+			}
+		})
+	}
+}

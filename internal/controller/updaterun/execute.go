@@ -54,6 +54,9 @@ func (r *kindReconciler) execute(ctx context.Context, ru *run, stop bool) (ctrl.
 	}
 	index, _ := strconv.Atoi(ru.status.ResourceSnapshotIndexUsed)
 	snapshot := placementv1beta1.ResourceSnapshotName(ru.spec.PlacementName, index)
+	if err := r.followMembership(ctx, ru, bindings, snapshot, stop); err != nil {
+		return ctrl.Result{}, err
+	}
 	for i := range ru.status.StagesStatus {
 		if stageSucceeded(&ru.status.StagesStatus[i]) {
 			continue
@@ -336,6 +339,10 @@ func (r *kindReconciler) bind(ctx context.Context, ru *run, b placementv1beta1.B
 
 func (r *kindReconciler) bindOnce(ctx context.Context, ru *run, b placementv1beta1.BindingObj, snapshot string, ov override.Names) error {
 	base := b.DeepCopyObject().(client.Object)
+	// A binding that failed on this very snapshot (a retried run's cluster) is tried again now,
+	// and its old failure is not counted against the new attempt: clearing Applied and
+	// Available wakes the binding controller.
+	failedBefore := placementv1beta1.BindingFailure(b, snapshot) != ""
 	spec := b.BindingSpec()
 	spec.State, spec.ResourceSnapshotName = placementv1beta1.BindingStateBound, snapshot
 	spec.ClusterResourceOverrideSnapshots, spec.ResourceOverrideSnapshots = ov.Cluster, ov.Namespaced
@@ -350,6 +357,10 @@ func (r *kindReconciler) bindOnce(ctx context.Context, ru *run, b placementv1bet
 	return patch.ChangeStatus(ctx, r.client, b, func() {
 		patch.SetConditionAt(&b.BindingStatus().Conditions, ru.now, b.GetGeneration(), placementv1beta1.BindingRolloutStartedCondition,
 			metav1.ConditionTrue, "RolloutStarted", msg)
+		if failedBefore && b.GetGeneration() == base.GetGeneration() {
+			meta.RemoveStatusCondition(&b.BindingStatus().Conditions, placementv1beta1.BindingAppliedCondition)
+			meta.RemoveStatusCondition(&b.BindingStatus().Conditions, placementv1beta1.BindingAvailableCondition)
+		}
 	}, patch.WithOptimisticLock())
 }
 

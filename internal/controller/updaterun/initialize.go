@@ -34,6 +34,9 @@ import (
 // must fix (a missing placement, strategy or snapshot; a placement that is not External; a
 // cluster in no stage) is an abortError.
 func (r *kindReconciler) initialize(ctx context.Context, ru *run) error {
+	if of := ru.GetAnnotations()[placementv1beta1.RetryOfAnnotation]; of != "" {
+		return r.initializeRetry(ctx, ru, of)
+	}
 	s, spec := ru.inputs, ru.spec
 	placementName := s.describe(r.family.PlacementKind(), spec.PlacementName)
 	placement, scheduled, err := s.placement(ctx, spec.PlacementName)

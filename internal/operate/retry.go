@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/view"
+)
+
+// RetryPromotion asks the controller to deploy the version the ClusterPromotion name rolls out
+// again to the failed clusters of the stage it is at, or to the one cluster ("namespace/name")
+// given, and to clear the stage's failure if it failed. It sets the stagecoach.dev/retry
+// annotation to a new token (with the cluster); the controller acts on each token once.
+func RetryPromotion(ctx context.Context, c client.Client, name, cluster string) (string, error) {
+	p, err := Promotion(ctx, c, name)
+	if err != nil {
+		return "", err
+	}
+	failed, err := RetryableClusters(ctx, c, p)
+	if err != nil {
+		return "", err
+	}
+	stage := p.Status.CurrentStageName
+	if cluster != "" {
+		if ns, n, ok := strings.Cut(cluster, "/"); !ok || ns == "" || n == "" {
+			return "", fmt.Errorf("--cluster %q is not NAMESPACE/NAME", cluster)
+		}
+		if !slices.Contains(failed, cluster) {
+			return "", fmt.Errorf("cluster %s has not failed in stage %s of ClusterPromotion %s: there is nothing to retry there%s",
+				cluster, stage, p.Name, failedWords(failed))
+		}
+		failed = []string{cluster}
+	}
+	if token, _ := configv1beta1.ParseRetry(p.Annotations[configv1beta1.RetryAnnotation]); token != "" && (p.Status.Retry == nil || p.Status.Retry.Token != token) {
+		return fmt.Sprintf("ClusterPromotion %s already has a retry the controller has not acted on yet", p.Name), nil
+	}
+	value := strconv.FormatInt(time.Now().UnixNano(), 36)
+	if cluster != "" {
+		value += " " + cluster
+	}
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RetryAnnotation, value)
+	if err := c.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("retrying stage %s of ClusterPromotion %s on version %s", stage, p.Name, view.Version(p.Status.ProfileSpecHash))
+	if len(failed) > 0 {
+		msg += ": " + strings.Join(failed, ", ")
+	}
+	if p.FailedVersion() != nil {
+		msg += "; its stage failure is cleared, and the failure budget counts again"
+	}
+	return msg, nil
+}
+
+// RetryableClusters lists the clusters ("namespace/name") whose deployment or health checks fail
+// in the stage the promotion is at; an error says why there is nothing to retry.
+func RetryableClusters(ctx context.Context, c client.Reader, p *configv1beta1.ClusterPromotion) ([]string, error) {
+	f := p.FailedVersion()
+	switch {
+	case len(p.Status.ProfileSpecHash) == 0 || p.Status.CurrentStageName == "":
+		return nil, fmt.Errorf("ClusterPromotion %s has not started rolling anything out: there is nothing to retry", p.Name)
+	case f != nil && (f.Requested || p.Status.Rollback != nil):
+		return nil, fmt.Errorf("ClusterPromotion %s rolled version %s back (or is rolling it back): there is nothing to retry on it; a new version starts a new rollout",
+			p.Name, view.Version(p.Status.ProfileSpecHash))
+	}
+	var list configv1beta1.ClusterSummaryList
+	if err := c.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: p.StageProfileName(p.Status.CurrentStageName)}); err != nil {
+		return nil, err
+	}
+	var failed []string
+	for i := range list.Items {
+		cs := &list.Items[i]
+		if cs.Failure() != "" {
+			failed = append(failed, cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName)
+		}
+	}
+	slices.Sort(failed)
+	if len(failed) == 0 && f == nil {
+		return nil, fmt.Errorf("stage %s of ClusterPromotion %s has no failed cluster and has not failed: there is nothing to retry", p.Status.CurrentStageName, p.Name)
+	}
+	return failed, nil
+}
+
+func failedWords(failed []string) string {
+	if len(failed) == 0 {
+		return ""
+	}
+	return "; its failed clusters are " + strings.Join(failed, ", ")
+}
+
+// RetryRun creates an update run that resumes the failed run namespace/name (a
+// ClusterStagedUpdateRun when namespace is empty) from the first stage that did not succeed,
+// with the same resource snapshot, strategy copy and override snapshots: Kubefleet forbids
+// changing a run's spec, so a retry is a new run, marked stagecoach.dev/retry-of. It returns
+// what it did in words, and the run.
+func RetryRun(ctx context.Context, c client.Client, namespace, name string) (string, placementv1beta1.UpdateRunObj, error) {
+	old, err := Run(ctx, c, namespace, name)
+	if err != nil {
+		return "", nil, err
+	}
+	stage, err := RetryableStage(old)
+	if err != nil {
+		return "", nil, err
+	}
+	family := placementv1beta1.FamilyOf(old)
+	spec := old.UpdateRunSpec()
+	other, retried, err := otherRuns(ctx, c, family, namespace, spec.PlacementName, name)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case retried != "":
+		return "", nil, fmt.Errorf("%s %s was retried already, by %s: retry that one if it failed", family.UpdateRunKind(), name, retried)
+	case other != "":
+		return "", nil, fmt.Errorf("%s %s is under way on %s %s: retrying %s alongside it would take its clusters from it; stop it or wait for it",
+			family.UpdateRunKind(), other, family.PlacementKind(), spec.PlacementName, name)
+	}
+	index := old.UpdateRunStatus().ResourceSnapshotIndexUsed
+	run := family.NewUpdateRun()
+	run.SetGenerateName(name[:min(len(name), 30)] + "-retry-")
+	run.SetNamespace(namespace)
+	run.SetAnnotations(map[string]string{placementv1beta1.RetryOfAnnotation: name})
+	*run.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{PlacementName: spec.PlacementName, ResourceSnapshotIndex: index,
+		StagedUpdateStrategyName: spec.StagedUpdateStrategyName, State: placementv1beta1.StateRun}
+	if err := c.Create(ctx, run); err != nil {
+		return "", nil, err
+	}
+	return fmt.Sprintf("created %s %s: it resumes %s from stage %s with resource snapshot index %s and the same override snapshots",
+		family.UpdateRunKind(), run.GetName(), name, stage, index), run, nil
+}
+
+// RetryableStage is the stage a retry of the run starts at: its first stage that did not
+// succeed; an error says why the run cannot be retried.
+func RetryableStage(run placementv1beta1.UpdateRunObj) (string, error) {
+	kind := placementv1beta1.FamilyOf(run).UpdateRunKind()
+	st := run.UpdateRunStatus()
+	state, msg := view.RunState(run)
+	init := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized))
+	switch {
+	case state != view.Failed:
+		return "", fmt.Errorf("%s %s has not failed (%s): only a failed run can be retried", kind, run.GetName(), state)
+	case init == nil || init.Status != "True":
+		return "", fmt.Errorf("%s %s failed before it started (%s): fix that and create a new run; there is nothing to resume", kind, run.GetName(), msg)
+	case st.RollbackRunName != "":
+		return "", fmt.Errorf("%s %s was rolled back by %s: retrying it would undo that; create a new run instead", kind, run.GetName(), st.RollbackRunName)
+	}
+	for _, s := range st.StagesStatus {
+		if !meta.IsStatusConditionTrue(s.Conditions, string(placementv1beta1.StageUpdatingConditionSucceeded)) {
+			return s.StageName, nil
+		}
+	}
+	return placementv1beta1.UpdateRunDeleteStageName, nil
+}
+
+// otherRuns names a run of the placement that has not finished, and a run that retries the run
+// named, if any.
+func otherRuns(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement, name string) (unfinished, retry string, _ error) {
+	list := family.NewUpdateRunList()
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return "", "", err
+	}
+	for _, r := range list.UpdateRunObjs() {
+		if r.UpdateRunSpec().PlacementName != placement {
+			continue
+		}
+		if r.GetAnnotations()[placementv1beta1.RetryOfAnnotation] == name {
+			retry = r.GetName()
+		}
+		if state, _ := view.RunState(r); !state.Final() {
+			unfinished = r.GetName()
+		}
+	}
+	return unfinished, retry, nil
+}
