@@ -14,11 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -50,4 +50,13 @@ func NotifyConfigValid(ok bool) {
 		v = 1
 	}
 	notifyConfigValid.Set(v)
+}
+
+// NotificationCount reads the count of one delivery result (for tests).
+func NotificationCount(endpoint, typ, result string) float64 {
+	var m dto.Metric
+	if err := notifications.WithLabelValues(endpoint, typ, result).Write(&m); err != nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
 }
