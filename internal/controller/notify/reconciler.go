@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -106,6 +107,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r.notifier); err != nil {
 		return err
 	}
+	// The configuration is read at start, and told about if wrong, whether or not any rollout
+	// exists yet.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		r.loadConfig(ctx)
+		return nil
+	})); err != nil {
+		return err
+	}
 	isConfig := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetNamespace() == r.opts.Config.Namespace && o.GetName() == r.opts.Config.Name
 	})
@@ -120,6 +129,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		err := ctrl.NewControllerManagedBy(mgr).
 			For(obj).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+				r.loadConfig(ctx)
 				return r.all(ctx, list())
 			}), builder.WithPredicates(isConfig)).
 			Named("notify-" + name).
