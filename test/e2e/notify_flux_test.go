@@ -113,7 +113,11 @@ spec:
 				return nil
 			}
 		}
-		return fmt.Errorf("notification-controller has not posted version.completed of e2e-notify-flux to the Provider")
+		var seen []string
+		for _, p := range sink.Posts(func(p notifysink.Post) bool { return !strings.HasPrefix(p.Raw, `{"specversion"`) }) {
+			seen = append(seen, p.Path+" "+p.Raw)
+		}
+		return fmt.Errorf("notification-controller has not posted version.completed of e2e-notify-flux to the Provider; the sink has %q", seen)
 	})
 }
 
