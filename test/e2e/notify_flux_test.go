@@ -38,7 +38,8 @@ import (
 
 // TestNotificationsThroughFlux: a Flux endpoint posts to Flux's real notification-controller
 // (built by `make flux`, run here against the management cluster), whose Alert on the
-// Kustomization named by fluxObject routes the event to a generic Provider: the sink.
+// Kustomization named by fluxObject routes the event to a generic Provider: the sink, which
+// gets the message, the reason and the event's id in its metadata.
 func TestNotificationsThroughFlux(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-notify-flux"
@@ -109,7 +110,7 @@ spec:
 	testenv.Eventually(t, timeout, func(context.Context) error {
 		for _, p := range sink.Posts(func(p notifysink.Post) bool { return p.Path == "/flux" }) {
 			if strings.Contains(p.Raw, "version.completed: ClusterPromotion e2e-notify-flux") && strings.Contains(p.Raw, `"reason":"VersionCompleted"`) &&
-				strings.Contains(p.Raw, `"event.toolkit.fluxcd.io/id"`) {
+				strings.Contains(p.Raw, `"metadata":{"id":"`) {
 				return nil
 			}
 		}
