@@ -14,6 +14,7 @@ distributed under the License is distributed on an "AS IS" BASIS,
 WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
+*/
 
 // Package notification pins Flux's notification-controller, which the notification tests run
 // beside the sandbox's management cluster to check that Stagecoach's Flux events are routed
