@@ -19,6 +19,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,7 +31,9 @@ import (
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1beta1"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -144,11 +147,12 @@ func TestRetryAndDrop(t *testing.T) {
 	fs, ds := httptest.NewServer(flaky), httptest.NewServer(dead)
 	t.Cleanup(fs.Close)
 	t.Cleanup(ds.Close)
-	n := &Notifier{Log: logr.Discard(), Backoff: 5 * time.Millisecond}
+	recorder := events.NewFakeRecorder(10)
+	n := &Notifier{Log: logr.Discard(), Backoff: 5 * time.Millisecond, Events: recorder}
 	n.SetConfig(&Config{MaxAttempts: 3, MaxAge: Duration{time.Hour}, Endpoints: []Endpoint{
 		{Name: "flaky-t", Type: KindSlack, URL: fs.URL + "/s3cret"},
 		{Name: "dead-t", Type: KindSlack, URL: ds.URL + "/s3cret"},
-	}}, nil)
+	}}, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "endpoints"}})
 	start(t, n)
 	ev := testEvent(TypeStageFailed)
 	_ = n.Offer(context.Background(), []Event{ev})
@@ -160,6 +164,16 @@ func TestRetryAndDrop(t *testing.T) {
 	if count("flaky-t", "retried") != 2 || count("flaky-t", "sent") != 1 || count("dead-t", "retried") != 2 || count("dead-t", "dropped") != 1 {
 		t.Fatalf("metrics: flaky retried %v sent %v, dead retried %v dropped %v",
 			count("flaky-t", "retried"), count("flaky-t", "sent"), count("dead-t", "retried"), count("dead-t", "dropped"))
+	}
+	// The drop is told on the Secret, with the endpoint's host and not its token.
+	select {
+	case e := <-recorder.Events:
+		want := "Warning NotificationDropped notification dev.stagecoach.stage.failed of ClusterPromotion web to endpoint dead-t (" + ds.URL + ") dropped after 3 attempts: " + ds.URL + " answered 503 Service Unavailable"
+		if e != want {
+			t.Errorf("Event %q, want %q", e, want)
+		}
+	default:
+		t.Error("no Event for the dropped notification")
 	}
 	// A dropped event is settled: offered again, it is not retried.
 	_ = n.Offer(context.Background(), []Event{ev})
@@ -213,5 +227,29 @@ func TestRecordSurvivesRestart(t *testing.T) {
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(context.Background(), rec.Key, cm); err != nil || strings.Count(cm.Data["settled"], "\n") != 3 {
 		t.Fatalf("record %v %q", err, cm.Data)
+	}
+}
+
+// A full queue drops a delivery for now without marking it pending, so that the next reconcile
+// offers it again.
+func TestQueueFull(t *testing.T) {
+	n := &Notifier{Log: logr.Discard()}
+	n.SetConfig(&Config{MaxAttempts: 3, MaxAge: Duration{time.Hour}, Endpoints: []Endpoint{{Name: "full-t", Type: KindSlack, URL: "http://127.0.0.1:9/"}}}, nil)
+	var evs []Event
+	for i := range QueueSize + 1 {
+		ev := testEvent(TypeStageBlocked)
+		ev.ID = fmt.Sprint(i)
+		evs = append(evs, ev)
+	}
+	if err := n.Offer(context.Background(), evs); err != nil {
+		t.Fatal(err)
+	}
+	if got := metrics.NotificationCount("full-t", TypeStageBlocked, "dropped"); got != 1 {
+		t.Fatalf("dropped %v, want 1", got)
+	}
+	<-n.queue // a worker takes one
+	_ = n.Offer(context.Background(), evs)
+	if got := metrics.NotificationCount("full-t", TypeStageBlocked, "dropped"); got != 1 || len(n.queue) != QueueSize {
+		t.Fatalf("dropped %v, queued %d: the event left out was not queued again", got, len(n.queue))
 	}
 }
