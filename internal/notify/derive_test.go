@@ -169,6 +169,10 @@ func TestForUpdateRun(t *testing.T) {
 		{"run failed", func(r *placementv1beta1.ClusterStagedUpdateRun) {
 			r.Status.Conditions = cond(string(placementv1beta1.StagedUpdateRunConditionSucceeded), metav1.ConditionFalse, "deadline")
 		}, t0, []string{"stage.failed  3"}, 0},
+		{"could not start", func(r *placementv1beta1.ClusterStagedUpdateRun) {
+			r.Status.ResourceSnapshotIndexUsed = ""
+			r.Status.Conditions = cond(string(placementv1beta1.StagedUpdateRunConditionInitialized), metav1.ConditionFalse, "strategy not found")
+		}, t0, []string{"stage.failed  "}, 0},
 		{"succeeded", func(r *placementv1beta1.ClusterStagedUpdateRun) {
 			r.Status.Conditions = cond(string(placementv1beta1.StagedUpdateRunConditionSucceeded), metav1.ConditionTrue, "")
 		}, t0, []string{"version.completed  3"}, 0},

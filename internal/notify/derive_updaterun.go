@@ -27,7 +27,7 @@ import (
 )
 
 // ForUpdateRun derives the events a staged update run's status says are due: approvals its
-// stages wait for, the stage or the run that failed, the run that succeeded, and its rollback
+// stages wait for, the stage or the run that failed (or could not start), the run that succeeded, and its rollback
 // run (a run marked stagecoach.dev/rollback-of: started when the failed run names it, finished
 // when it succeeds). recheck is as for ForPromotion.
 func ForUpdateRun(run placementv1beta1.UpdateRunObj, now time.Time, blockedAfter time.Duration) (events []Event, recheck time.Duration) {
@@ -72,10 +72,14 @@ func ForUpdateRun(run placementv1beta1.UpdateRunObj, now time.Time, blockedAfter
 	case done != nil && done.Status == metav1.ConditionFalse && !hasType(events, TypeStageFailed):
 		add(TypeStageFailed, "", "", done.LastTransitionTime.Time, "the run failed: "+done.Message)
 	}
+	// A run that cannot start (its strategy or placement missing, say) never gets Succeeded.
+	if c := meta.FindStatusCondition(st.Conditions, string(placementv1beta1.StagedUpdateRunConditionInitialized)); c != nil && c.Status == metav1.ConditionFalse {
+		add(TypeStageFailed, "", "", c.LastTransitionTime.Time, "the run could not start: "+c.Message)
+	}
 	if st.RollbackRunName != "" {
 		add(TypeRollbackStarted, "", "", time.Time{}, "rollback run "+st.RollbackRunName+" started")
 	}
-	if done != nil || current == nil || run.UpdateRunSpec().State == placementv1beta1.StateStop {
+	if done != nil || current == nil || hasType(events, TypeStageFailed) || run.UpdateRunSpec().State == placementv1beta1.StateStop {
 		return events, 0
 	}
 	since := now.Sub(current.StartTime.Time)

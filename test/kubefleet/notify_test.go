@@ -35,7 +35,7 @@ import (
 
 // TestNotifyUpdateRun: an update run whose staging stage asks for an approval posts
 // approval.needed, naming the approval request, then version.completed once approved and
-// done, to a CloudEvents endpoint and a Slack one.
+// done, to a CloudEvents endpoint and a Slack one; a run that cannot start posts stage.failed.
 func TestNotifyUpdateRun(t *testing.T) {
 	sink := notifysink.New(t)
 	notifysink.Start(t, "nt-notify", "endpoints", fmt.Sprintf("endpoints:\n- name: ce\n  type: CloudEvents\n  url: %[1]s/ce\n"+
@@ -78,4 +78,13 @@ func TestNotifyUpdateRun(t *testing.T) {
 		}
 		return nil
 	})
+
+	// A run whose strategy does not exist cannot start: stage.failed, without a stage.
+	bad := &placementv1beta1.ClusterStagedUpdateRun{ObjectMeta: metav1.ObjectMeta{Name: "nt-run-bad"}}
+	bad.Spec.PlacementName, bad.Spec.StagedUpdateStrategyName, bad.Spec.ResourceSnapshotIndex = "nt-placement", "nt-absent", "0"
+	createAll(t, bad)
+	failed := sink.WaitCloudEvent(t, "ClusterStagedUpdateRun nt-run-bad", "stage.failed", "")
+	if !strings.Contains(failed.Data.Message, "the run could not start") || !strings.Contains(failed.Data.Message, "nt-absent") {
+		t.Errorf("stage.failed %+v", failed.Data)
+	}
 }
