@@ -168,7 +168,10 @@ $(KUBE_BIN)/kwok-stages.yaml: kube-commands hack/kube/go.mod
 # Flux's source-controller, for the Flux sources (GitRepository, OCIRepository, Bucket) that
 # profiles read; its CRDs ship in its module, where the build reads them.
 .PHONY: flux
-flux: ## Build Flux's source-controller into bin/flux/, with the Flux source CRDs of its module, for the sandbox.
+flux: ## Build Flux's source-controller and notification-controller into bin/flux/, with their CRDs, for the sandbox and the notification tests.
 	cd hack/flux && go build -ldflags '-s -w' -o $(FLUX_BIN)/ github.com/fluxcd/source-controller
 	@dir=$$(cd hack/flux && go list -m -f '{{.Dir}}' github.com/fluxcd/source-controller)/config/crd/bases; \
 	mkdir -p $(FLUX_BIN)/crds && rm -f $(FLUX_BIN)/crds/*.yaml && cp "$$dir"/*.yaml $(FLUX_BIN)/crds/ && chmod 644 $(FLUX_BIN)/crds/*.yaml
+	cd hack/flux/notification && go build -ldflags '-s -w' -o $(FLUX_BIN)/ github.com/fluxcd/notification-controller
+	@dir=$$(cd hack/flux/notification && go list -m -f '{{.Dir}}' github.com/fluxcd/notification-controller)/config/crd/bases; \
+	mkdir -p $(FLUX_BIN)/notification-crds && rm -f $(FLUX_BIN)/notification-crds/*.yaml && cp "$$dir"/*.yaml $(FLUX_BIN)/notification-crds/ && chmod 644 $(FLUX_BIN)/notification-crds/*.yaml

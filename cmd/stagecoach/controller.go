@@ -23,10 +23,12 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -127,6 +129,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
 	f.StringVar(&opts.controllers.Namespace, "namespace", envOr("POD_NAMESPACE", controller.DefaultNamespace),
 		"the controller's own namespace, where it keeps the frozen copies of what rollouts refer to; it must exist")
+	f.Var(namespacedName{&opts.controllers.NotifyConfig}, "notify-config",
+		"NAMESPACE/NAME of a Secret whose key endpoints.yaml lists where rollout notifications are posted (docs/notifications.md); empty: none")
 	cs := &opts.controllers.ChartSources
 	f.StringSliceVar(&cs.TenantHosts, "tenant-chart-hosts", nil,
 		"the only hosts tenants' profiles may fetch charts from (names, *.domain, IP addresses or CIDRs); empty: any host outside --tenant-refused-chart-networks")
@@ -285,3 +289,24 @@ func envOr(name, def string) string {
 	}
 	return def
 }
+
+// namespacedName is a NAMESPACE/NAME flag.
+type namespacedName struct{ key *types.NamespacedName }
+
+func (n namespacedName) String() string {
+	if n.key == nil || n.key.Name == "" {
+		return ""
+	}
+	return n.key.String()
+}
+
+func (n namespacedName) Set(v string) error {
+	ns, name, ok := strings.Cut(v, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%q is not NAMESPACE/NAME", v)
+	}
+	*n.key = types.NamespacedName{Namespace: ns, Name: name}
+	return nil
+}
+
+func (namespacedName) Type() string { return "namespace/name" }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/controller/eviction"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/inventory"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/membercluster"
+	notifyctl "github.com/stagecoach-dev/stagecoach/internal/controller/notify"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/override"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/placement"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/sveltoscluster"
@@ -84,6 +86,10 @@ type Options struct {
 	// ConfigMap or Secret it writes on the management cluster live there, so that it needs no
 	// right to write Secrets anywhere else. Empty means DefaultNamespace.
 	Namespace string
+	// NotifyConfig is the Secret whose key endpoints.yaml lists where rollout notifications go
+	// (see internal/notify); empty sends none. Their delivery record is a ConfigMap in
+	// Namespace.
+	NotifyConfig types.NamespacedName
 	// Now is the clock of the rollout decisions (promotion soaks and windows, rolling updates,
 	// update run waits); nil means time.Now. Tests move it on instead of waiting.
 	Now func() time.Time
@@ -171,6 +177,13 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"override", false, func() error {
 			return override.NewReconciler(override.Options{Client: c}).SetupWithManager(mgr)
+		}},
+		{"notify", false, func() error {
+			if opts.NotifyConfig.Name == "" {
+				return nil
+			}
+			return notifyctl.NewReconciler(notifyctl.Options{Client: c, Config: opts.NotifyConfig, Now: opts.Now,
+				Record: types.NamespacedName{Namespace: opts.Namespace, Name: notifyctl.DefaultRecordName}}).SetupWithManager(mgr)
 		}},
 		{"updaterun", false, func() error {
 			return updaterun.NewReconciler(updaterun.Options{Client: c, Now: opts.Now}).SetupWithManager(mgr)

@@ -1,0 +1,27 @@
+//go:build tools
+
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package notification pins Flux's notification-controller, which the notification tests run
+// beside the sandbox's management cluster to check that Stagecoach's Flux events are routed
+// through its Alerts and Providers. A module of its own: its dependencies need not agree with
+// source-controller's.
+package notification
+
+import (
+	_ "github.com/fluxcd/notification-controller"
+)
