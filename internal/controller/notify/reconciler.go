@@ -49,8 +49,6 @@ import (
 	notify "github.com/stagecoach-dev/stagecoach/internal/notify"
 )
 
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update
-
 // DefaultRecordName names the ConfigMap of the delivery record.
 const DefaultRecordName = "stagecoach-notifications"
 
