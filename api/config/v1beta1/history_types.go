@@ -21,6 +21,15 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // MaxHistory is how many versions a ClusterPromotion's status.history keeps.
 const MaxHistory = 20
 
+// MaxHistoryMessage and MaxDeployed bound what one version's record holds, so that MaxHistory
+// versions of long failures, or of profiles deploying much, stay small beside the object.
+const (
+	// MaxHistoryMessage is the longest StageRecord.Message, in characters.
+	MaxHistoryMessage = 512
+	// MaxDeployed is the most entries of VersionRecord.Deployed.
+	MaxDeployed = 20
+)
+
 // Outcomes of a version, and of one stage of it, in status.history.
 //
 // A version is InProgress until it went through every stage (Succeeded), a stage of it failed
@@ -52,7 +61,8 @@ type VersionRecord struct {
 	ProfileSpecHash []byte `json:"profileSpecHash"`
 
 	// Deployed lists what the version deploys: "chart <repo>/<chart>@<version>" for each Helm
-	// chart, "<Kind> <namespace>/<name>" for each content reference.
+	// chart, "<Kind> <namespace>/<name>" for each content reference; at most MaxDeployed
+	// entries, the last then saying how many more there are.
 	// +listType=atomic
 	// +optional
 	Deployed []string `json:"deployed,omitempty"`
@@ -105,7 +115,14 @@ type StageRecord struct {
 	// +optional
 	ApprovedAt *metav1.Time `json:"approvedAt,omitempty"`
 
-	// Message says why the stage failed, or what it is waiting for.
+	// Message says why the stage failed, or what it is waiting for; at most MaxHistoryMessage
+	// characters.
 	// +optional
 	Message string `json:"message,omitempty"`
+
+	// Retries counts the retries (stagecoach.dev/retry) that cleared a failure of the stage and
+	// so opened it again: a stage that passed after a retry shows Succeeded, and how many
+	// attempts it took.
+	// +optional
+	Retries int32 `json:"retries,omitempty"`
 }

@@ -17,7 +17,9 @@ limitations under the License.
 package clusterpromotion
 
 import (
+	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -92,30 +94,76 @@ func recordHistory(old []configv1beta1.VersionRecord, st *configv1beta1.ClusterP
 		if len(h) > 0 {
 			supersede(&h[0], now)
 		}
-		v := configv1beta1.VersionRecord{ProfileSpecHash: slices.Clone(st.ProfileSpecHash), Deployed: f.deployed,
+		v := configv1beta1.VersionRecord{ProfileSpecHash: slices.Clone(st.ProfileSpecHash), Deployed: boundDeployed(f.deployed),
 			Outcome: configv1beta1.OutcomeInProgress, Started: now}
 		h = append([]configv1beta1.VersionRecord{v}, h[:min(len(h), configv1beta1.MaxHistory-1)]...)
 	}
 	v := &h[0]
+	failing := st.Failure != nil && slices.Equal(st.Failure.ProfileSpecHash, st.ProfileSpecHash)
+	if rt := st.Retry; rt != nil && !failing && slices.Equal(rt.ProfileSpecHash, st.ProfileSpecHash) {
+		reopen(v, rt)
+	}
 	// The stages the version reached, in order; all but the one under way have passed.
 	current := slices.IndexFunc(st.Stages, func(s configv1beta1.StageStatus) bool { return s.Name == st.CurrentStageName })
 	for i, s := range st.Stages {
 		r := stageRecord(v, s.Name, now)
 		if i < current || f.completed {
 			finish(r, configv1beta1.OutcomeSucceeded, now)
-			r.Message = ""
+			if r.Outcome == configv1beta1.OutcomeSucceeded {
+				r.Message = ""
+			}
 		}
 	}
 	if f.gate != "" {
 		recordGate(stageRecord(v, f.gate, now), f, now)
 	}
 	switch {
-	case st.Failure != nil && slices.Equal(st.Failure.ProfileSpecHash, st.ProfileSpecHash):
+	case failing:
 		recordFailure(v, st, now)
 	case f.completed:
 		finishVersion(v, configv1beta1.OutcomeSucceeded, now)
 	}
+	for i := range v.Stages {
+		v.Stages[i].Message = boundMessage(v.Stages[i].Message)
+	}
 	return h
+}
+
+// reopen opens again the stage a retry cleared the failure of, and the version with it: the
+// retry is a new attempt, and the stage ends as that attempt ends. A stage that failed after the
+// retry (Finished later than it) stays as it is.
+func reopen(v *configv1beta1.VersionRecord, rt *configv1beta1.PromotionRetry) {
+	i := slices.IndexFunc(v.Stages, func(r configv1beta1.StageRecord) bool { return r.Name == rt.Stage })
+	if i < 0 {
+		return
+	}
+	r := &v.Stages[i]
+	if r.Outcome != configv1beta1.OutcomeFailed || r.Finished == nil || rt.Time.Before(r.Finished) {
+		return
+	}
+	r.Outcome, r.Finished = configv1beta1.OutcomeInProgress, nil
+	r.Retries++
+	if v.Outcome == configv1beta1.OutcomeFailed {
+		v.Outcome, v.Finished = configv1beta1.OutcomeInProgress, nil
+	}
+}
+
+// boundMessage cuts a message longer than MaxHistoryMessage characters, marking the cut.
+func boundMessage(m string) string {
+	if utf8.RuneCountInString(m) <= configv1beta1.MaxHistoryMessage {
+		return m
+	}
+	return string([]rune(m)[:configv1beta1.MaxHistoryMessage-1]) + "…"
+}
+
+// boundDeployed keeps the first MaxDeployed-1 entries of a long list, and says how many more
+// there are.
+func boundDeployed(d []string) []string {
+	if len(d) <= configv1beta1.MaxDeployed {
+		return d
+	}
+	n := configv1beta1.MaxDeployed - 1
+	return append(slices.Clip(d[:n]), fmt.Sprintf("and %d more", len(d)-n))
 }
 
 // recordGate records what the stage's gate found: an approval wanted, given or taken back.

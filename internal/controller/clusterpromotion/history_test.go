@@ -17,8 +17,11 @@ limitations under the License.
 package clusterpromotion
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -131,6 +134,56 @@ func TestRecordHistory(t *testing.T) {
 		want: []configv1beta1.VersionRecord{version(v1, rolledBack, &t1, stage("dev", rolledBack, t0, &t1),
 			configv1beta1.StageRecord{Name: "prod", Outcome: failed, Started: &t0, Finished: &t0, Message: "boom"})},
 	}, {
+		name: "a retry clears the failure: the stage and the version are open again",
+		old: []configv1beta1.VersionRecord{version(v1, failed, &t0,
+			configv1beta1.StageRecord{Name: "dev", Outcome: failed, Started: &t0, Finished: &t0, Message: "boom"})},
+		st: func() *configv1beta1.ClusterPromotionStatus {
+			st := status(v1, "dev", "dev")
+			st.Retry = &configv1beta1.PromotionRetry{Token: "t", Stage: "dev", ProfileSpecHash: v1, Time: t1}
+			return st
+		}(),
+		now: t1,
+		want: []configv1beta1.VersionRecord{version(v1, inProgress, nil,
+			configv1beta1.StageRecord{Name: "dev", Outcome: inProgress, Started: &t0, Message: "boom", Retries: 1})},
+	}, {
+		name: "after the retry the stage passes and the next starts",
+		old: []configv1beta1.VersionRecord{version(v1, inProgress, nil,
+			configv1beta1.StageRecord{Name: "dev", Outcome: inProgress, Started: &t0, Message: "boom", Retries: 1})},
+		st: func() *configv1beta1.ClusterPromotionStatus {
+			st := status(v1, "prod", "dev", "prod")
+			st.Retry = &configv1beta1.PromotionRetry{Token: "t", Stage: "dev", ProfileSpecHash: v1, Time: t0}
+			return st
+		}(),
+		now: t1,
+		want: []configv1beta1.VersionRecord{version(v1, inProgress, nil,
+			configv1beta1.StageRecord{Name: "dev", Outcome: succeeded, Started: &t0, Finished: &t1, Retries: 1}, stage("prod", inProgress, t1, nil))},
+	}, {
+		name: "the retried stage fails again",
+		old: []configv1beta1.VersionRecord{version(v1, inProgress, nil,
+			configv1beta1.StageRecord{Name: "dev", Outcome: inProgress, Started: &t0, Retries: 1})},
+		st: func() *configv1beta1.ClusterPromotionStatus {
+			st := status(v1, "dev", "dev")
+			st.Retry = &configv1beta1.PromotionRetry{Token: "t", Stage: "dev", ProfileSpecHash: v1, Time: t0}
+			st.Failure = &configv1beta1.PromotionFailure{Stage: "dev", ProfileSpecHash: v1, Message: "boom again", Time: t1}
+			return st
+		}(),
+		now: t1,
+		want: []configv1beta1.VersionRecord{version(v1, failed, &t1,
+			configv1beta1.StageRecord{Name: "dev", Outcome: failed, Started: &t0, Finished: &t1, Message: "boom again", Retries: 1})},
+	}, {
+		name: "a failed stage keeps its message once the version moved on",
+		old: []configv1beta1.VersionRecord{version(v1, failed, &t0,
+			configv1beta1.StageRecord{Name: "dev", Outcome: failed, Started: &t0, Finished: &t0, Message: "boom"})},
+		st: func() *configv1beta1.ClusterPromotionStatus {
+			st := status(v1, "prod", "dev", "prod")
+			// A retry older than the failure opens nothing.
+			st.Retry = &configv1beta1.PromotionRetry{Token: "t", Stage: "dev", ProfileSpecHash: v1, Time: metav1.NewTime(t0.Add(-time.Minute))}
+			return st
+		}(),
+		now: t1,
+		want: []configv1beta1.VersionRecord{version(v1, failed, &t0,
+			configv1beta1.StageRecord{Name: "dev", Outcome: failed, Started: &t0, Finished: &t0, Message: "boom"}, stage("prod", inProgress, t1, nil))},
+	}, {
 		name: "a new version supersedes one in progress",
 		old:  []configv1beta1.VersionRecord{version(v1, inProgress, nil, dev)},
 		st:   status(v2, "dev", "dev"),
@@ -169,5 +222,44 @@ func TestRecordHistoryBounded(t *testing.T) {
 	}
 	if h[0].ProfileSpecHash[0] != configv1beta1.MaxHistory+4 || h[len(h)-1].ProfileSpecHash[0] != 5 {
 		t.Errorf("history keeps versions %d..%d, want the newest first", h[0].ProfileSpecHash[0], h[len(h)-1].ProfileSpecHash[0])
+	}
+}
+
+// TestRecordHistorySizes: long messages and long lists of content are cut, and say so.
+func TestRecordHistorySizes(t *testing.T) {
+	long := strings.Repeat("é", configv1beta1.MaxHistoryMessage+10)
+	var deployed []string
+	for i := range configv1beta1.MaxDeployed + 5 {
+		deployed = append(deployed, fmt.Sprintf("ConfigMap ns/c%d", i))
+	}
+	st := &configv1beta1.ClusterPromotionStatus{ProfileSpecHash: []byte{1}, CurrentStageName: "dev", Stages: []configv1beta1.StageStatus{{Name: "dev"}},
+		Failure: &configv1beta1.PromotionFailure{Stage: "dev", ProfileSpecHash: []byte{1}, Message: long, Time: metav1.Now()}}
+	h := recordHistory(nil, st, historyFacts{started: true, deployed: deployed}, metav1.Now())
+	m := h[0].Stages[0].Message
+	if n := utf8.RuneCountInString(m); n != configv1beta1.MaxHistoryMessage || !strings.HasSuffix(m, "é…") {
+		t.Errorf("message of %d characters ending %q, want %d ending with …", n, m[len(m)-8:], configv1beta1.MaxHistoryMessage)
+	}
+	d := h[0].Deployed
+	if len(d) != configv1beta1.MaxDeployed || d[len(d)-2] != "ConfigMap ns/c18" || d[len(d)-1] != "and 6 more" {
+		t.Errorf("deployed %q: want the first %d and %q", d, configv1beta1.MaxDeployed-1, "and 6 more")
+	}
+	if short := boundDeployed(deployed[:3]); len(short) != 3 {
+		t.Errorf("a short list was cut: %q", short)
+	}
+}
+
+// TestApprover: the approver is read from the annotation the admission policy stamps only when
+// the controller is told the policy is there; otherwise anyone could write it.
+func TestApprover(t *testing.T) {
+	p := &configv1beta1.ClusterPromotion{}
+	p.Annotations = map[string]string{configv1beta1.ApprovedByAnnotationPrefix + "prod": "bob"}
+	if got := approver(p, "prod", true); got != "bob" {
+		t.Errorf("trusted: approver %q, want bob", got)
+	}
+	if got := approver(p, "prod", false); got != "" {
+		t.Errorf("not trusted: approver %q, want none", got)
+	}
+	if got := approver(p, "dev", true); got != "" {
+		t.Errorf("another stage: approver %q, want none", got)
 	}
 }
