@@ -34,7 +34,7 @@ import (
 func TestMain(m *testing.M) {
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
+			return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
 				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},
 		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev"}},

@@ -86,6 +86,10 @@ type Options struct {
 	// ConfigMap or Secret it writes on the management cluster live there, so that it needs no
 	// right to write Secrets anywhere else. Empty means DefaultNamespace.
 	Namespace string
+	// RecordApprovers copies the approver the API server stamped on a promotion (annotations
+	// approved-by.stagecoach.dev/<stage>) into its history. Set it only where the chart's
+	// MutatingAdmissionPolicy stamps them: without it, whoever may edit a promotion writes them.
+	RecordApprovers bool
 	// NotifyConfig is the Secret whose key endpoints.yaml lists where rollout notifications go
 	// (see internal/notify); empty sends none. Their delivery record is a ConfigMap in
 	// Namespace.
@@ -155,7 +159,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			return clusterprofile.NewReconciler(clusterprofile.Options{Client: c, Tenants: tenants}).SetupWithManager(mgr)
 		}},
 		{"clusterpromotion", false, func() error {
-			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now, Tenants: tenants}).SetupWithManager(mgr)
+			return clusterpromotion.NewReconciler(clusterpromotion.Options{Client: c, Now: opts.Now, Tenants: tenants, RecordApprovers: opts.RecordApprovers}).SetupWithManager(mgr)
 		}},
 		{"placement", false, func() error {
 			return placement.NewReconciler(placement.Options{Now: opts.Now}).SetupWithManager(mgr)

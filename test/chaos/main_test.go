@@ -62,7 +62,7 @@ func TestMain(m *testing.M) {
 // `stagecoach controller` does, with the sandbox's short probe and health intervals.
 func runController(kubeconfig string) error {
 	return testenv.RunControllerProcess(kubeconfig, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second,
+		return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second,
 			ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 	})
 }

@@ -24,21 +24,31 @@ import (
 )
 
 // TestApprovalPolicyValues: the policy that stamps approvers, and its binding, are rendered by
-// default, and approvals.recordApprover: false leaves both out.
+// default, and approvals.recordApprover: false, or a Kubernetes without the API, leaves both
+// out; the controller trusts the stamps (--record-approvers) exactly when they are rendered.
 func TestApprovalPolicyValues(t *testing.T) {
 	t.Parallel()
-	for values, want := range map[string]int{"": 4, "false": 0} {
-		v := map[string]any{}
-		if values == "false" {
-			v["approvals"] = map[string]any{"recordApprover": false}
-		}
-		out, err := chartrender.Render(t.Context(), chartDir, chartrender.Options{Release: "stagecoach", Namespace: "stagecoach-system", Values: v})
+	for _, tc := range []struct {
+		name      string
+		values    map[string]any
+		kubeMinor int
+		want      int
+	}{
+		{name: "default", want: 4},
+		{name: "recordApprover false", values: map[string]any{"approvals": map[string]any{"recordApprover": false}}},
+		{name: "Kubernetes 1.35", kubeMinor: 35},
+	} {
+		out, err := chartrender.Render(t.Context(), chartDir, chartrender.Options{Release: "stagecoach", Namespace: "stagecoach-system",
+			Values: tc.values, KubeMinor: tc.kubeMinor})
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := strings.Count(out, "\nkind: MutatingAdmissionPolicy\n") + strings.Count(out, "\nkind: MutatingAdmissionPolicyBinding\n")
-		if got != want {
-			t.Errorf("recordApprover %q: %d policy objects, want %d", values, got, want)
+		if got != tc.want {
+			t.Errorf("%s: %d policy objects, want %d", tc.name, got, tc.want)
+		}
+		if flag := strings.Contains(out, "- --record-approvers\n"); flag != (tc.want > 0) {
+			t.Errorf("%s: --record-approvers passed: %t, want %t", tc.name, flag, tc.want > 0)
 		}
 	}
 }

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	testenv.SourceController = true
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second,
+			return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second,
 				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},
 		// fleet=e2e marks the four clusters the rolling-update tests roll out to.

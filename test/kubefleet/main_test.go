@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		func(mgr ctrl.Manager) error {
 			// The Cluster Inventory API is on, as the chart has it; MemberClusters' ClusterProfiles go to
 			// "default", which exists in every sandbox.
-			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second,
+			return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: 2 * time.Second, DriftInterval: time.Second, HealthInterval: time.Second,
 				ClusterInventory: true, InventoryNamespace: "default",
 				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 	testenv.TenantNamespaces = append(testenv.TenantNamespaces, "default")
 	testenv.MainWithController(m,
 		func(mgr ctrl.Manager) error {
-			return controller.Setup(mgr, controller.Options{ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
+			return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: 2 * time.Second, HealthInterval: time.Second,
 				ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
 		},
 		sandbox.ClusterSpec{Name: "corpus", Labels: map[string]string{corpusLabel: "true"}},

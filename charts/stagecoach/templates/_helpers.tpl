@@ -22,3 +22,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "stagecoach.serviceAccountName" -}}
 {{- default (include "stagecoach.fullname" .) .Values.serviceAccount.name -}}
 {{- end -}}
+
+{{- /* "true" when the chart renders the MutatingAdmissionPolicy that stamps approvers
+(approval-policy.yaml): only then does the controller trust those stamps (--record-approvers). */ -}}
+{{- define "stagecoach.recordApprovers" -}}
+{{- $served := or (.Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy") (semverCompare ">=1.36.0-0" .Capabilities.KubeVersion.Version) }}
+{{- if and .Values.approvals.recordApprover $served }}true{{ end -}}
+{{- end -}}

@@ -61,6 +61,10 @@ type Options struct {
 	// Tenants reads what a tenant's promotion references as its ServiceAccount; nil means one
 	// made from Client, which refuses every tenant with a ServiceAccount.
 	Tenants *tenancy.Tenants
+	// RecordApprovers trusts the annotations approved-by.stagecoach.dev/<stage>, which the
+	// chart's MutatingAdmissionPolicy stamps: without the policy anyone who may edit the
+	// promotion could write them, so approvals show no approver.
+	RecordApprovers bool
 }
 
 // Reconciler reconciles ClusterPromotions. NewReconciler makes one; SetupWithManager completes it.
@@ -74,13 +78,15 @@ type Reconciler struct {
 	informers cache.Informers
 	warned    patch.Warnings
 	tenants   *tenancy.Tenants
+	// recordApprovers: see Options.RecordApprovers.
+	recordApprovers bool
 	// unreadable paces the retries of promotions whose content their tenant may not read.
 	unreadable tenancy.Retries
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
 func NewReconciler(opts Options) *Reconciler {
-	r := &Reconciler{client: opts.Client, now: opts.Now, tenants: opts.Tenants}
+	r := &Reconciler{client: opts.Client, now: opts.Now, tenants: opts.Tenants, recordApprovers: opts.RecordApprovers}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -129,7 +129,7 @@ func (r *Reconciler) stageGate(ctx context.Context, ps *pass) (rollout.StageGate
 	}
 	gate.Trigger.Approved = approved(p, stage)
 	if gate.Trigger.Approved {
-		by := p.Annotations[configv1beta1.ApprovedByAnnotationPrefix+stage.Name]
+		by := approver(p, stage.Name, r.recordApprovers)
 		ps.approvedBy = &by
 	}
 	if gate.Last && ps.completed {
@@ -150,6 +150,16 @@ func (r *Reconciler) stageGate(ctx context.Context, ps *pass) (rollout.StageGate
 		gate.PostDelayChecks = postDelayState(ps.profile, state.done, p.Status.ProfileSpecHash)
 	}
 	return gate, nil
+}
+
+// approver is who approved the stage, as the API server stamped it, or "" when stamps are not
+// trusted: without the admission policy that writes them, the annotation is whatever the last
+// client to edit the promotion put there.
+func approver(p *configv1beta1.ClusterPromotion, stage string, trusted bool) string {
+	if !trusted {
+		return ""
+	}
+	return p.Annotations[configv1beta1.ApprovedByAnnotationPrefix+stage]
 }
 
 // noteWaitingOn writes what the stage waits for in its status, and warns once of what went

@@ -19,6 +19,8 @@ limitations under the License.
 package chartrender
 
 import (
+	"cmp"
+	"strconv"
 	"context"
 	"fmt"
 	"strings"
@@ -35,9 +37,12 @@ type Options struct {
 	Values             map[string]any
 	// CRDs puts the chart's CRDs first, as `kubectl apply -f` of one file needs.
 	CRDs bool
+	// KubeMinor is the minor version of Kubernetes 1.x rendered for; zero means 36.
+	KubeMinor int
 }
 
-// Render renders the chart in dir without a cluster (Kubernetes 1.36 capabilities).
+// Render renders the chart in dir without a cluster (Kubernetes 1.36 capabilities unless
+// o.KubeMinor says otherwise).
 func Render(ctx context.Context, dir string, o Options) (string, error) {
 	ch, err := loader.Load(dir)
 	if err != nil {
@@ -47,7 +52,8 @@ func Render(ctx context.Context, dir string, o Options) (string, error) {
 	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true // no release name check against a cluster
 	install.ReleaseName, install.Namespace = o.Release, o.Namespace
-	install.KubeVersion = &common.KubeVersion{Version: "v1.36.0", Major: "1", Minor: "36"}
+	minor := cmp.Or(o.KubeMinor, 36)
+	install.KubeVersion = &common.KubeVersion{Version: fmt.Sprintf("v1.%d.0", minor), Major: "1", Minor: strconv.Itoa(minor)}
 	rel, err := install.RunWithContext(ctx, ch, o.Values)
 	if err != nil {
 		return "", fmt.Errorf("rendering %s: %w", dir, err)

@@ -48,6 +48,11 @@ var TenantNamespaces = []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d"}
 // ChartServiceAccount is the user the shared controller acts as; set by Main.
 var ChartServiceAccount string
 
+// RecordApprovers says whether Main applied the chart's MutatingAdmissionPolicy that stamps
+// approvers: the shared controller then trusts those stamps (controller.Options.RecordApprovers),
+// as the chart's --record-approvers does.
+var RecordApprovers bool
+
 // asChartServiceAccount applies the ServiceAccount, RBAC objects and tenancy admission policy of
 // the Helm chart, rendered with its default values but for tenancy.namespaces (TenantNamespaces),
 // to the management cluster, and returns a config that authenticates as that ServiceAccount, with
@@ -86,8 +91,10 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 		case "ServiceAccount":
 			name = obj.GetName()
 			user = "system:serviceaccount:" + ChartNamespace + ":" + name
+		case "MutatingAdmissionPolicy":
+			RecordApprovers = true
 		case "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+			"MutatingAdmissionPolicyBinding":
 		default:
 			continue
 		}
