@@ -23,7 +23,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/KimMachineGun/automemlimit/memlimit"
@@ -45,6 +44,7 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
 	"github.com/stagecoach-dev/stagecoach/internal/fleet"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
+	"github.com/stagecoach-dev/stagecoach/internal/operate"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 	"github.com/stagecoach-dev/stagecoach/internal/shard"
 )
@@ -129,6 +129,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 		"namespace of the ClusterProfiles of MemberClusters (those of SveltosClusters are in their own namespace); it must exist")
 	f.StringVar(&opts.controllers.Namespace, "namespace", envOr("POD_NAMESPACE", controller.DefaultNamespace),
 		"the controller's own namespace, where it keeps the frozen copies of what rollouts refer to; it must exist")
+	f.BoolVar(&opts.controllers.RecordApprovers, "record-approvers", false,
+		"show who approved a stage, from the annotations approved-by.stagecoach.dev/<stage>: set it only where the chart's MutatingAdmissionPolicy stamps them (the chart does), as anyone who may edit a promotion could write them otherwise")
 	f.Var(namespacedName{&opts.controllers.NotifyConfig}, "notify-config",
 		"NAMESPACE/NAME of a Secret whose key endpoints.yaml lists where rollout notifications are posted (docs/notifications.md); empty: none")
 	cs := &opts.controllers.ChartSources
@@ -301,8 +303,8 @@ func (n namespacedName) String() string {
 }
 
 func (n namespacedName) Set(v string) error {
-	ns, name, ok := strings.Cut(v, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+	ns, name, ok := operate.SplitName(v)
+	if !ok {
 		return fmt.Errorf("%q is not NAMESPACE/NAME", v)
 	}
 	*n.key = types.NamespacedName{Namespace: ns, Name: name}

@@ -29,10 +29,20 @@ import (
 	"github.com/stagecoach-dev/stagecoach/internal/view"
 )
 
+// SplitName splits "NAMESPACE/NAME", the way a user names a namespaced object (a cluster, a
+// Secret); ok is false unless both parts are there and NAME has no "/".
+func SplitName(s string) (namespace, name string, ok bool) {
+	namespace, name, ok = strings.Cut(s, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", false
+	}
+	return namespace, name, true
+}
+
 // ClusterName splits "NAMESPACE/NAME", the way clusters are named, or says why it cannot.
 func ClusterName(s string) (namespace, name string, _ error) {
-	namespace, name, ok := strings.Cut(s, "/")
-	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+	namespace, name, ok := SplitName(s)
+	if !ok {
 		return "", "", fmt.Errorf("cluster %q: name it NAMESPACE/NAME, as stagecoach status lists it", s)
 	}
 	return namespace, name, nil

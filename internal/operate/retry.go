@@ -48,8 +48,8 @@ func RetryPromotion(ctx context.Context, c client.Client, name, cluster string) 
 	}
 	stage := p.Status.CurrentStageName
 	if cluster != "" {
-		if ns, n, ok := strings.Cut(cluster, "/"); !ok || ns == "" || n == "" {
-			return "", fmt.Errorf("--cluster %q is not NAMESPACE/NAME", cluster)
+		if _, _, err := ClusterName(cluster); err != nil {
+			return "", err
 		}
 		if !slices.Contains(failed, cluster) {
 			return "", fmt.Errorf("cluster %s has not failed in stage %s of ClusterPromotion %s: there is nothing to retry there%s",
@@ -60,10 +60,10 @@ func RetryPromotion(ctx context.Context, c client.Client, name, cluster string) 
 	if token, _ := configv1beta1.ParseRetry(p.Annotations[configv1beta1.RetryAnnotation]); token != "" && (p.Status.Retry == nil || p.Status.Retry.Token != token) {
 		return fmt.Sprintf("ClusterPromotion %s already has a retry the controller has not acted on yet", p.Name), nil
 	}
-	value := strconv.FormatInt(time.Now().UnixNano(), 36)
-	if cluster != "" {
-		value += " " + cluster
+	if err := retryUnderWay(ctx, c, p); err != nil {
+		return "", err
 	}
+	value := configv1beta1.FormatRetry(strconv.FormatInt(time.Now().UnixNano(), 36), cluster)
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, configv1beta1.RetryAnnotation, value)
 	if err := c.Patch(ctx, p, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return "", err
@@ -76,6 +76,32 @@ func RetryPromotion(ctx context.Context, c client.Client, name, cluster string) 
 		msg += "; its stage failure is cleared, and the failure budget counts again"
 	}
 	return msg, nil
+}
+
+// retryUnderWay refuses a retry while a summary of the stage has not taken the last one the
+// controller acted on: the stage's ClusterProfile carries one retry at a time, so a new one would
+// replace it there before that summary saw it, and its cluster would not be retried.
+func retryUnderWay(ctx context.Context, c client.Reader, p *configv1beta1.ClusterPromotion) error {
+	rt := p.Status.Retry
+	if rt == nil || rt.Stage != p.Status.CurrentStageName || !slices.Equal(rt.ProfileSpecHash, p.Status.ProfileSpecHash) {
+		return nil
+	}
+	var list configv1beta1.ClusterSummaryList
+	if err := c.List(ctx, &list, client.MatchingLabels{configv1beta1.ClusterProfileNameLabel: p.StageProfileName(rt.Stage)}); err != nil {
+		return err
+	}
+	value := configv1beta1.FormatRetry(rt.Token, rt.Cluster)
+	for i := range list.Items {
+		if cs := &list.Items[i]; cs.RetryNotTaken(value) {
+			what := rt.Cluster
+			if what == "" {
+				what = "the failed clusters of stage " + rt.Stage
+			}
+			return fmt.Errorf("a retry of %s is still under way (ClusterSummary %s/%s has not taken it); wait until it is taken, then retry again",
+				what, cs.Namespace, cs.Name)
+		}
+	}
+	return nil
 }
 
 // RetryableClusters lists the clusters ("namespace/name") whose deployment or health checks fail

@@ -44,6 +44,21 @@ func summary(name string, failed bool) *configv1beta1.ClusterSummary {
 	return cs
 }
 
+// retried is p after the controller acted on the retry token (of cluster, or of every failed
+// cluster) at its current stage.
+func retried(p *configv1beta1.ClusterPromotion, token, cluster string) *configv1beta1.ClusterPromotion {
+	p.Annotations = map[string]string{configv1beta1.RetryAnnotation: configv1beta1.FormatRetry(token, cluster)}
+	p.Status.Retry = &configv1beta1.PromotionRetry{Token: token, Stage: p.Status.CurrentStageName, Cluster: cluster, ProfileSpecHash: p.Status.ProfileSpecHash}
+	return p
+}
+
+// took is cs after it acted on the retry token.
+func took(cs *configv1beta1.ClusterSummary, token string) *configv1beta1.ClusterSummary {
+	cs.Annotations = map[string]string{configv1beta1.RetryAnnotation: token}
+	cs.Status.RetryToken = token
+	return cs
+}
+
 func TestRetryPromotion(t *testing.T) {
 	at := func(failure bool, rollback bool) *configv1beta1.ClusterPromotion {
 		p := promotionAt(v2, v1)
@@ -71,7 +86,15 @@ func TestRetryPromotion(t *testing.T) {
 		{name: "a cluster that has not failed", p: at(false, false), summaries: []client.Object{summary("eu", true), summary("us", false)}, cluster: "prod/us",
 			wantErr: "cluster prod/us has not failed in stage prod of ClusterPromotion web: there is nothing to retry there; its failed clusters are prod/eu"},
 		{name: "not a cluster", p: at(false, false), summaries: []client.Object{summary("eu", true)}, cluster: "eu",
-			wantErr: `--cluster "eu" is not NAMESPACE/NAME`},
+			wantErr: `cluster "eu": name it NAMESPACE/NAME`},
+		{name: "not a cluster either", p: at(false, false), summaries: []client.Object{summary("eu", true)}, cluster: "prod/eu/x",
+			wantErr: `cluster "prod/eu/x": name it NAMESPACE/NAME`},
+		{name: "the last retry not taken yet", p: retried(at(false, false), "t1", "prod/eu"), summaries: []client.Object{summary("eu", true), summary("ap", true)}, cluster: "prod/ap",
+			wantErr: "a retry of prod/eu is still under way (ClusterSummary prod/web-prod-sveltos-eu has not taken it); wait until it is taken"},
+		{name: "the last retry of every failed cluster not taken yet", p: retried(at(false, false), "t1", ""), summaries: []client.Object{took(summary("eu", true), "t1"), summary("ap", true)},
+			wantErr: "a retry of the failed clusters of stage prod is still under way (ClusterSummary prod/web-prod-sveltos-ap has not taken it)"},
+		{name: "the last retry taken", p: retried(at(false, false), "t1", "prod/eu"), summaries: []client.Object{took(summary("eu", true), "t1"), summary("ap", true)}, cluster: "prod/ap",
+			want: "retrying stage prod of ClusterPromotion web on version 22222222: prod/ap"},
 		{name: "nothing failed", p: at(false, false), summaries: []client.Object{summary("us", false)},
 			wantErr: "stage prod of ClusterPromotion web has no failed cluster and has not failed: there is nothing to retry"},
 		{name: "a stage failure alone", p: at(true, false), want: "retrying stage prod of ClusterPromotion web on version 22222222; its stage failure is cleared, and the failure budget counts again"},

@@ -233,7 +233,22 @@ func ParseRetry(v string) (token, cluster string) {
 // RetryPending reports whether the summary carries a retry it has not acted on yet, for its
 // cluster: until its controller resets its failed features, they are not counted as failed.
 func (cs *ClusterSummary) RetryPending() bool {
-	token, cluster := ParseRetry(cs.Annotations[RetryAnnotation])
+	return cs.RetryNotTaken(cs.Annotations[RetryAnnotation])
+}
+
+// FormatRetry is the stagecoach.dev/retry value of token, for the cluster ("namespace/name")
+// given, or for every failed cluster when cluster is empty; ParseRetry splits it.
+func FormatRetry(token, cluster string) string {
+	if cluster == "" {
+		return token
+	}
+	return token + " " + cluster
+}
+
+// RetryNotTaken reports whether the retry value (a stagecoach.dev/retry annotation, on the
+// summary or on its profile) concerns the summary's cluster and the summary has not acted on it.
+func (cs *ClusterSummary) RetryNotTaken(value string) bool {
+	token, cluster := ParseRetry(value)
 	if token == "" || token == cs.Status.RetryToken {
 		return false
 	}

@@ -212,7 +212,7 @@ func tally(profile *configv1beta1.ClusterProfile, matching []corev1.ObjectRefere
 			st.behind = append(st.behind, cluster)
 			continue
 		}
-		if current && retryNotReached(profile, cs) {
+		if current && cs.RetryNotTaken(profile.Annotations[configv1beta1.RetryAnnotation]) {
 			// Asked to retry, and not reset yet: what it failed with no longer counts.
 			st.wait(fmt.Sprintf("ClusterSummary %s is being retried.", cs.Name), false)
 			st.clusters[metrics.ClusterUpdating]++
@@ -245,14 +245,6 @@ func (st *stageState) unavailable(cluster, why string, done, current bool) {
 
 // pausedReason is what SveltosCluster.Unavailable says of a paused cluster.
 const pausedReason = "paused"
-
-// retryNotReached reports whether the profile asks for a retry (stagecoach.dev/retry) of the
-// summary's cluster that the summary has not acted on yet: the annotation reaches it through the
-// profile's controller, a moment later.
-func retryNotReached(profile *configv1beta1.ClusterProfile, cs *configv1beta1.ClusterSummary) bool {
-	token, cluster := configv1beta1.ParseRetry(profile.Annotations[configv1beta1.RetryAnnotation])
-	return token != "" && cs.Status.RetryToken != token && (cluster == "" || cluster == cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName)
-}
 
 // wait notes that the stage is not done, and why: the first failure says more than the first
 // cluster still at work.

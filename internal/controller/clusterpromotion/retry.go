@@ -105,12 +105,8 @@ func noteRetry(ps *pass) {
 	if rt == nil || rt.Stage != ps.stage.Name || !bytes.Equal(rt.ProfileSpecHash, ps.p.Status.ProfileSpecHash) || ps.profile == nil {
 		return
 	}
-	value := rt.Token
-	if rt.Cluster != "" {
-		value += " " + rt.Cluster
-	}
 	if ps.profile.Annotations == nil {
 		ps.profile.Annotations = map[string]string{}
 	}
-	ps.profile.Annotations[configv1beta1.RetryAnnotation] = value
+	ps.profile.Annotations[configv1beta1.RetryAnnotation] = configv1beta1.FormatRetry(rt.Token, rt.Cluster)
 }
