@@ -68,6 +68,8 @@ type StageHistory struct {
 	ApprovedAt          *metav1.Time `json:"approvedAt,omitempty"`
 	ApprovalNeededSince *metav1.Time `json:"approvalNeededSince,omitempty"`
 	Message             string       `json:"message,omitempty"`
+	// Retries counts the retries that opened the stage again after it failed.
+	Retries int32 `json:"retries,omitempty"`
 }
 
 // PromotionHistory reads the history of the ClusterPromotion name.
@@ -87,7 +89,7 @@ func PromotionHistoryOf(p *configv1beta1.ClusterPromotion) *History {
 			Finished: v.Finished, Deployed: v.Deployed, Stages: []StageHistory{}}
 		for _, s := range v.Stages {
 			vh.Stages = append(vh.Stages, StageHistory{Name: s.Name, Started: s.Started, Finished: s.Finished, Outcome: s.Outcome,
-				ApprovedBy: s.ApprovedBy, ApprovedAt: s.ApprovedAt, ApprovalNeededSince: s.ApprovalNeededSince, Message: s.Message})
+				ApprovedBy: s.ApprovedBy, ApprovedAt: s.ApprovedAt, ApprovalNeededSince: s.ApprovalNeededSince, Message: s.Message, Retries: s.Retries})
 		}
 		h.Versions = append(h.Versions, vh)
 	}
@@ -248,6 +250,9 @@ func WriteHistoryText(w io.Writer, h *History) error {
 				line += "\tapproved at " + stamp(s.ApprovedAt)
 			case s.ApprovalNeededSince != nil:
 				line += "\tawaiting approval since " + stamp(s.ApprovalNeededSince)
+			}
+			if s.Retries > 0 {
+				line += "\tretried " + Plural(int(s.Retries), "time")
 			}
 			if s.Message != "" && s.Outcome != configv1beta1.OutcomeSucceeded {
 				line += "\t" + s.Message

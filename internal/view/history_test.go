@@ -36,7 +36,7 @@ func TestPromotionHistoryJSON(t *testing.T) {
 	p.Status.History = []configv1beta1.VersionRecord{{ProfileSpecHash: []byte{0xab, 0xcd}, Outcome: configv1beta1.OutcomeInProgress, Started: t0,
 		Deployed: []string{"ConfigMap default/x"},
 		Stages: []configv1beta1.StageRecord{
-			{Name: "qa", Outcome: configv1beta1.OutcomeSucceeded, Started: &t0, Finished: &t0, ApprovedBy: "alice", ApprovedAt: &t0},
+			{Name: "qa", Outcome: configv1beta1.OutcomeSucceeded, Started: &t0, Finished: &t0, ApprovedBy: "alice", ApprovedAt: &t0, Retries: 2},
 			{Name: "prod", Outcome: configv1beta1.OutcomeInProgress, Started: &t0},
 		}}}
 	h := PromotionHistoryOf(p)
@@ -46,7 +46,7 @@ func TestPromotionHistoryJSON(t *testing.T) {
 	}
 	want := `{"versions":[{"version":"abcd","outcome":"InProgress","started":"2026-11-27T10:00:00Z","finished":null,` +
 		`"deployed":["ConfigMap default/x"],"stages":[` +
-		`{"name":"qa","started":"2026-11-27T10:00:00Z","finished":"2026-11-27T10:00:00Z","outcome":"Succeeded","approvedBy":"alice","approvedAt":"2026-11-27T10:00:00Z"},` +
+		`{"name":"qa","started":"2026-11-27T10:00:00Z","finished":"2026-11-27T10:00:00Z","outcome":"Succeeded","approvedBy":"alice","approvedAt":"2026-11-27T10:00:00Z","retries":2},` +
 		`{"name":"prod","started":"2026-11-27T10:00:00Z","finished":null,"outcome":"InProgress","approvedBy":""}]}]}`
 	if string(data) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", data, want)
@@ -55,7 +55,7 @@ func TestPromotionHistoryJSON(t *testing.T) {
 	if err := WriteHistoryText(&b, h); err != nil {
 		t.Fatal(err)
 	}
-	if out := b.String(); !strings.HasPrefix(out, "Version abcd: InProgress") || !strings.Contains(out, "approved by alice at 2026-11-27T10:00:00Z") {
+	if out := b.String(); !strings.HasPrefix(out, "Version abcd: InProgress") || !strings.Contains(out, "approved by alice at 2026-11-27T10:00:00Z") || !strings.Contains(out, "retried 2 times") {
 		t.Errorf("text:\n%s", out)
 	}
 	if data, _ := json.Marshal(PromotionHistoryOf(&configv1beta1.ClusterPromotion{})); string(data) != `{"versions":[]}` {

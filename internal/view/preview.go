@@ -60,7 +60,8 @@ func unstarted(name string, cl *libv1beta1.SveltosCluster) Cluster {
 }
 
 // preview says what a stage not reached yet will cover: its clusters, in how many waves of
-// maxUpdate, and which it leaves out for now, paused or unreachable.
+// maxUpdate, which it leaves out for now (paused; unreachable, with maxUpdate), and which
+// unreachable ones it will wait for (without maxUpdate).
 func preview(st *Stage, maxUpdate *intstr.IntOrString) {
 	var paused, unreachable []string
 	for _, c := range st.Clusters {
@@ -72,7 +73,14 @@ func preview(st *Stage, maxUpdate *intstr.IntOrString) {
 		}
 	}
 	limit, _ := rollout.MaxUpdate(maxUpdate, len(st.Clusters))
-	st.Waves = rollout.WaveCount(len(st.Clusters)-len(paused)-len(unreachable), limit)
+	// Without maxUpdate every cluster is in the one wave that starts with the stage, unreachable
+	// ones too, and they hold it; with maxUpdate, one unreachable when its wave is picked is left
+	// out of it and catches up when it answers.
+	inWaves := len(st.Clusters) - len(paused)
+	if limit > 0 {
+		inWaves -= len(unreachable)
+	}
+	st.Waves = rollout.WaveCount(inWaves, limit)
 	msg := fmt.Sprintf("not reached yet: %s, %s", Plural(len(st.Clusters), "cluster"), Plural(st.Waves, "wave"))
 	if limit > 0 {
 		msg += fmt.Sprintf(" of up to %d", limit)
@@ -80,8 +88,11 @@ func preview(st *Stage, maxUpdate *intstr.IntOrString) {
 	if len(paused) > 0 {
 		msg += "; paused, left out: " + nameList(paused)
 	}
-	if len(unreachable) > 0 {
-		msg += "; unreachable, will catch up: " + nameList(unreachable)
+	switch {
+	case len(unreachable) > 0 && limit > 0:
+		msg += "; unreachable, left out of its wave and will catch up: " + nameList(unreachable)
+	case len(unreachable) > 0:
+		msg += "; unreachable, the stage will wait for it: " + nameList(unreachable)
 	}
 	st.WaitingFor = strings.TrimPrefix(st.WaitingFor+"; "+msg, "; ")
 }

@@ -114,7 +114,8 @@ func TestStageLists(t *testing.T) {
 }
 
 // TestPreview: a stage not reached yet says how many clusters it will cover, in how many waves of
-// maxUpdate, and which it leaves out; paused and unreachable clusters take no wave.
+// maxUpdate, and which it leaves out; paused clusters take no wave, nor unreachable ones with
+// maxUpdate (without it, the one wave holds them and waits for them).
 func TestPreview(t *testing.T) {
 	clusters := []Cluster{{Name: "p/a", State: Pending}, {Name: "p/b", State: Pending}, {Name: "p/c", State: Pending},
 		{Name: "p/d", State: Paused}, {Name: "p/e", State: Unreachable}}
@@ -123,9 +124,9 @@ func TestPreview(t *testing.T) {
 		waves int
 		want  string
 	}{
-		{nil, 1, "not reached yet: 5 clusters, 1 wave; paused, left out: p/d; unreachable, will catch up: p/e"},
-		{ptr(intstr.FromInt32(2)), 2, "not reached yet: 5 clusters, 2 waves of up to 2; paused, left out: p/d; unreachable, will catch up: p/e"},
-		{ptr(intstr.FromString("20%")), 3, "not reached yet: 5 clusters, 3 waves of up to 1; paused, left out: p/d; unreachable, will catch up: p/e"},
+		{nil, 1, "not reached yet: 5 clusters, 1 wave; paused, left out: p/d; unreachable, the stage will wait for it: p/e"},
+		{ptr(intstr.FromInt32(2)), 2, "not reached yet: 5 clusters, 2 waves of up to 2; paused, left out: p/d; unreachable, left out of its wave and will catch up: p/e"},
+		{ptr(intstr.FromString("20%")), 3, "not reached yet: 5 clusters, 3 waves of up to 1; paused, left out: p/d; unreachable, left out of its wave and will catch up: p/e"},
 	} {
 		st := Stage{Name: "prod", State: Pending, Clusters: slices.Clone(clusters)}
 		preview(&st, tc.limit)
