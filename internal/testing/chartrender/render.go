@@ -20,9 +20,9 @@ package chartrender
 
 import (
 	"cmp"
-	"strconv"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/action"
