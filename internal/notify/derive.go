@@ -57,7 +57,7 @@ func ForPromotion(p *configv1beta1.ClusterPromotion, now time.Time, blockedAfter
 			}
 			if s.Outcome == configv1beta1.OutcomeFailed {
 				// The record's Finished is the failure's time (status.failure.time).
-				add(TypeStageFailed, v.ProfileSpecHash, s.Name, []string{gen, stamp(timeOf(s.Finished))}, timeOf(s.Finished), "stage "+s.Name+" failed: "+s.Message)
+				add(TypeStageFailed, v.ProfileSpecHash, s.Name, failure(p, gen, v.ProfileSpecHash, s.Name, timeOf(s.Finished)), timeOf(s.Finished), "stage "+s.Name+" failed: "+s.Message)
 			}
 		}
 		switch v.Outcome {
@@ -81,7 +81,7 @@ func ForPromotion(p *configv1beta1.ClusterPromotion, now time.Time, blockedAfter
 	if f := st.Failure; f != nil {
 		failed := []string{started(hist, f.ProfileSpecHash, false)}
 		if !f.Requested {
-			add(TypeStageFailed, f.ProfileSpecHash, f.Stage, append(slices.Clone(failed), stamp(f.Time.Time)), f.Time.Time, "stage "+f.Stage+" failed: "+f.Message)
+			add(TypeStageFailed, f.ProfileSpecHash, f.Stage, failure(p, failed[0], f.ProfileSpecHash, f.Stage, f.Time.Time), f.Time.Time, "stage "+f.Stage+" failed: "+f.Message)
 		}
 		if rb := st.Rollback; rb != nil {
 			add(TypeRollbackStarted, f.ProfileSpecHash, f.Stage, failed, f.Time.Time,
@@ -110,6 +110,17 @@ func ForPromotion(p *configv1beta1.ClusterPromotion, now time.Time, blockedAfter
 	add(TypeStageBlocked, cur, st.CurrentStageName, append(gen, stamp(from)), from.Add(blockedAfter),
 		fmt.Sprintf("stage %s has not passed in %s: %s", st.CurrentStageName, since.Round(time.Second), stageWords(p)))
 	return events, 0
+}
+
+// failure is the attempt of a stage failure at t: the rollout's start, t, and, when the stage was
+// retried within the same second (a cluster that fails again at once), the retry's token, which
+// tells this failure from the one the retry cleared.
+func failure(p *configv1beta1.ClusterPromotion, rollout string, hash []byte, stage string, t time.Time) []string {
+	attempt := []string{rollout, stamp(t)}
+	if rt := p.Status.Retry; rt != nil && rt.Stage == stage && slices.Equal(rt.ProfileSpecHash, hash) && stamp(rt.Time.Time) == stamp(t) {
+		attempt = append(attempt, rt.Token)
+	}
+	return attempt
 }
 
 // started is when the newest rollout of version hash that status.history records started (the

@@ -211,6 +211,11 @@ func TestIDsOfLaterAttempts(t *testing.T) {
 			s.Retry = &configv1beta1.PromotionRetry{Token: "t1", Stage: "staging", ProfileSpecHash: v2, Time: *at(10 * time.Minute)}
 			s.Failure = failure(40 * time.Minute)
 		}, t0.Add(time.Hour), []string{"stage.failed staging 0a0b"}},
+		{"failed again within the second of the retry", firstFailure, func(s *configv1beta1.ClusterPromotionStatus) {
+			firstFailure(s)
+			s.Retry = &configv1beta1.PromotionRetry{Token: "t1", Stage: "staging", ProfileSpecHash: v2, Time: *at(time.Minute)}
+			s.Failure = failure(time.Minute)
+		}, t0.Add(time.Hour), []string{"stage.failed staging 0a0b"}},
 		{"retried, not failed again", firstFailure, func(s *configv1beta1.ClusterPromotionStatus) {
 			firstFailure(s)
 			s.Retry = &configv1beta1.PromotionRetry{Token: "t1", Stage: "staging", ProfileSpecHash: v2, Time: *at(10 * time.Minute)}
