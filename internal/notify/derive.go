@@ -33,31 +33,38 @@ import (
 // where the controller keeps it, and from the current version's stages, failure, rollback and
 // last known good version otherwise. recheck, when positive, is when stage.blocked may become
 // due: nothing in status changes then, so the caller must look again.
+//
+// An id tells apart two rollouts of one version (history starts a new record when a version
+// comes back, or its stages change) by when the rollout started, and two failures of a stage
+// (a retry in between) by when it failed; history and the current status give the same ids.
 func ForPromotion(p *configv1beta1.ClusterPromotion, now time.Time, blockedAfter time.Duration) (events []Event, recheck time.Duration) {
 	obj := Object{APIVersion: configv1beta1.GroupVersion.String(), Kind: "ClusterPromotion", Name: p.Name, UID: p.UID}
-	add := func(typ string, hash []byte, stage string, at time.Time, msg string) {
+	add := func(typ string, hash []byte, stage string, attempt []string, at time.Time, msg string) {
 		if at.IsZero() {
 			at = now
 		}
-		ev := newEvent(obj, typ, hex.EncodeToString(hash), stage, at, msg)
+		ev := newEvent(obj, typ, hex.EncodeToString(hash), stage, attempt, at, msg)
 		if !slices.ContainsFunc(events, func(e Event) bool { return e.ID == ev.ID }) {
 			events = append(events, ev)
 		}
 	}
-	for _, v := range p.Status.History {
+	hist := p.Status.History
+	for _, v := range hist {
+		gen := stamp(v.Started.Time)
 		for _, s := range v.Stages {
 			if s.ApprovalNeededSince != nil {
-				add(TypeApprovalNeeded, v.ProfileSpecHash, s.Name, s.ApprovalNeededSince.Time, "stage "+s.Name+" waits for a manual approval")
+				add(TypeApprovalNeeded, v.ProfileSpecHash, s.Name, []string{gen}, s.ApprovalNeededSince.Time, "stage "+s.Name+" waits for a manual approval")
 			}
 			if s.Outcome == configv1beta1.OutcomeFailed {
-				add(TypeStageFailed, v.ProfileSpecHash, s.Name, timeOf(s.Finished), "stage "+s.Name+" failed: "+s.Message)
+				// The record's Finished is the failure's time (status.failure.time).
+				add(TypeStageFailed, v.ProfileSpecHash, s.Name, failure(p, gen, v.ProfileSpecHash, s.Name, timeOf(s.Finished)), timeOf(s.Finished), "stage "+s.Name+" failed: "+s.Message)
 			}
 		}
 		switch v.Outcome {
 		case configv1beta1.OutcomeSucceeded:
-			add(TypeVersionCompleted, v.ProfileSpecHash, "", timeOf(v.Finished), "the version went through every stage")
+			add(TypeVersionCompleted, v.ProfileSpecHash, "", []string{gen}, timeOf(v.Finished), "the version went through every stage")
 		case configv1beta1.OutcomeRolledBack:
-			add(TypeRollbackFinished, v.ProfileSpecHash, "", timeOf(v.Finished), "the version was rolled back")
+			add(TypeRollbackFinished, v.ProfileSpecHash, "", []string{gen}, timeOf(v.Finished), "the version was rolled back")
 		}
 	}
 	st := &p.Status
@@ -65,37 +72,66 @@ func ForPromotion(p *configv1beta1.ClusterPromotion, now time.Time, blockedAfter
 	if len(cur) == 0 {
 		return events, 0
 	}
+	gen := []string{started(hist, cur, false)}
 	for _, s := range st.Stages {
 		if s.Name == st.CurrentStageName && s.CurrentStatusDescription != nil && strings.HasPrefix(*s.CurrentStatusDescription, rollout.DescAwaitingApproval) {
-			add(TypeApprovalNeeded, cur, s.Name, describedAt(*s.CurrentStatusDescription), "stage "+s.Name+" waits for a manual approval")
+			add(TypeApprovalNeeded, cur, s.Name, gen, describedAt(*s.CurrentStatusDescription), "stage "+s.Name+" waits for a manual approval")
 		}
 	}
 	if f := st.Failure; f != nil {
+		failed := []string{started(hist, f.ProfileSpecHash, false)}
 		if !f.Requested {
-			add(TypeStageFailed, f.ProfileSpecHash, f.Stage, f.Time.Time, "stage "+f.Stage+" failed: "+f.Message)
+			add(TypeStageFailed, f.ProfileSpecHash, f.Stage, failure(p, failed[0], f.ProfileSpecHash, f.Stage, f.Time.Time), f.Time.Time, "stage "+f.Stage+" failed: "+f.Message)
 		}
 		if rb := st.Rollback; rb != nil {
-			add(TypeRollbackStarted, f.ProfileSpecHash, f.Stage, f.Time.Time,
+			add(TypeRollbackStarted, f.ProfileSpecHash, f.Stage, failed, f.Time.Time,
 				fmt.Sprintf("rolling back to version %s, stages %s", short(rb.ToProfileSpecHash), strings.Join(rb.Stages, ", ")))
 			if int(rb.Done) >= len(rb.Stages) {
-				add(TypeRollbackFinished, f.ProfileSpecHash, "", time.Time{}, "the version was rolled back to version "+short(rb.ToProfileSpecHash))
+				add(TypeRollbackFinished, f.ProfileSpecHash, "", failed, time.Time{}, "the version was rolled back to version "+short(rb.ToProfileSpecHash))
 			}
 		}
 	}
 	if lkg := st.LastKnownGood; lkg != nil {
-		add(TypeVersionCompleted, lkg.ProfileSpecHash, "", lkg.Time.Time, "the version went through every stage")
+		add(TypeVersionCompleted, lkg.ProfileSpecHash, "", []string{started(hist, lkg.ProfileSpecHash, true)}, lkg.Time.Time, "the version went through every stage")
 	}
 	if st.Failure != nil || p.Spec.Suspend || st.CurrentStageName == "" || st.LastPromotionTime == nil ||
 		(st.LastKnownGood != nil && slices.Equal(st.LastKnownGood.ProfileSpecHash, cur)) {
 		return events, 0
 	}
-	since := now.Sub(st.LastPromotionTime.Time)
+	// The stage is measured from when it started, or was last retried: a retry starts it over.
+	from := st.LastPromotionTime.Time
+	if rt := st.Retry; rt != nil && rt.Stage == st.CurrentStageName && slices.Equal(rt.ProfileSpecHash, cur) && rt.Time.After(from) {
+		from = rt.Time.Time
+	}
+	since := now.Sub(from)
 	if since < blockedAfter {
 		return events, blockedAfter - since
 	}
-	add(TypeStageBlocked, cur, st.CurrentStageName, st.LastPromotionTime.Add(blockedAfter),
+	add(TypeStageBlocked, cur, st.CurrentStageName, append(gen, stamp(from)), from.Add(blockedAfter),
 		fmt.Sprintf("stage %s has not passed in %s: %s", st.CurrentStageName, since.Round(time.Second), stageWords(p)))
 	return events, 0
+}
+
+// failure is the attempt of a stage failure at t: the rollout's start, t, and, when the stage was
+// retried within the same second (a cluster that fails again at once), the retry's token, which
+// tells this failure from the one the retry cleared.
+func failure(p *configv1beta1.ClusterPromotion, rollout string, hash []byte, stage string, t time.Time) []string {
+	attempt := []string{rollout, stamp(t)}
+	if rt := p.Status.Retry; rt != nil && rt.Stage == stage && slices.Equal(rt.ProfileSpecHash, hash) && stamp(rt.Time.Time) == stamp(t) {
+		attempt = append(attempt, rt.Token)
+	}
+	return attempt
+}
+
+// started is when the newest rollout of version hash that status.history records started (the
+// newest that succeeded, when succeeded is set), as ids write it; "" when history has none.
+func started(hist []configv1beta1.VersionRecord, hash []byte, succeeded bool) string {
+	for _, v := range hist {
+		if slices.Equal(v.ProfileSpecHash, hash) && (!succeeded || v.Outcome == configv1beta1.OutcomeSucceeded) {
+			return stamp(v.Started.Time)
+		}
+	}
+	return ""
 }
 
 // stageWords says where the current stage is, as its status describes it.

@@ -27,9 +27,11 @@ import (
 )
 
 // ForUpdateRun derives the events a staged update run's status says are due: approvals its
-// stages wait for, the stage or the run that failed (or could not start), the run that succeeded, and its rollback
-// run (a run marked stagecoach.dev/rollback-of: started when the failed run names it, finished
-// when it succeeds). recheck is as for ForPromotion.
+// stages wait for (while they wait: one given before this controller saw it wanted is not
+// told), the stage or the run that failed (or could not start), the run that succeeded, and its
+// rollback run (a run marked stagecoach.dev/rollback-of: started when the failed run names it,
+// finished when it succeeds). A run is one attempt (a retry is a new run, of another UID), so
+// its ids need no attempt. recheck is as for ForPromotion.
 func ForUpdateRun(run placementv1beta1.UpdateRunObj, now time.Time, blockedAfter time.Duration) (events []Event, recheck time.Duration) {
 	fam := placementv1beta1.FamilyOf(run)
 	obj := Object{APIVersion: placementv1beta1.GroupVersion.String(), Kind: fam.UpdateRunKind(), Namespace: run.GetNamespace(), Name: run.GetName(), UID: run.GetUID()}
@@ -40,17 +42,22 @@ func ForUpdateRun(run placementv1beta1.UpdateRunObj, now time.Time, blockedAfter
 		if at.IsZero() {
 			at = now
 		}
-		ev := newEvent(obj, typ, version, idStage, at, msg)
+		ev := newEvent(obj, typ, version, idStage, nil, at, msg)
 		ev.Stage = stage
 		events = append(events, ev)
 	}
 	var current *placementv1beta1.StageUpdatingStatus
 	for i := range st.StagesStatus {
 		s := &st.StagesStatus[i]
+		// A stage that succeeded waits for nothing: that includes the stages a retry run
+		// (stagecoach.dev/retry-of) keeps from the run it retries, their requests created and
+		// approved there.
+		passed := meta.IsStatusConditionTrue(s.Conditions, string(placementv1beta1.StageUpdatingConditionSucceeded))
 		for part, tasks := range [][]placementv1beta1.StageTaskStatus{s.BeforeStageTaskStatus, s.AfterStageTaskStatus} {
 			for _, t := range tasks {
 				c := meta.FindStatusCondition(t.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestCreated))
-				if t.Type == placementv1beta1.StageTaskTypeApproval && c != nil && c.Status == metav1.ConditionTrue {
+				approved := meta.IsStatusConditionTrue(t.Conditions, string(placementv1beta1.StageTaskConditionApprovalRequestApproved))
+				if t.Type == placementv1beta1.StageTaskTypeApproval && c != nil && c.Status == metav1.ConditionTrue && !approved && !passed {
 					add(TypeApprovalNeeded, s.StageName, s.StageName+"#"+[]string{"before", "after"}[part], c.LastTransitionTime.Time,
 						fmt.Sprintf("stage %s waits for the approval of %s %s (%s the stage)", s.StageName, fam.ApprovalRequestKind(), t.ApprovalRequestName, []string{"before", "after"}[part]))
 				}

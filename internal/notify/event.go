@@ -69,15 +69,28 @@ type Event struct {
 	Severity string `json:"severity"`
 }
 
-// newEvent makes an event with its id: a hash of the object's UID, the version, the stage and
-// the type, so that a restarted controller deriving the same transition gives the same id.
-func newEvent(obj Object, typ, version, stage string, at time.Time, msg string) Event {
-	h := sha256.Sum256([]byte(strings.Join([]string{string(obj.UID), version, stage, typ}, "\x00")))
+// newEvent makes an event with its id: a hash of the object's UID, the version, the stage, the
+// type and the attempt (what tells apart two transitions of one type on the same version and
+// stage: when the version's rollout started, when the stage failed). Each is read from
+// persisted status, so that a restarted controller deriving the same transition gives the same
+// id, and a later transition of the same kind a new one.
+func newEvent(obj Object, typ, version, stage string, attempt []string, at time.Time, msg string) Event {
+	parts := append([]string{string(obj.UID), version, stage, typ}, attempt...)
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	sev := "info"
 	if typ == TypeStageFailed || typ == TypeStageBlocked {
 		sev = "error"
 	}
 	return Event{ID: hex.EncodeToString(h[:16]), Type: typ, Time: at, Object: obj, Stage: stage, Version: version, Message: msg, Severity: sev}
+}
+
+// stamp writes a time of status for an id: to the second, as the API server keeps it; "" for
+// none.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // Subject names the object as "Kind namespace/name".

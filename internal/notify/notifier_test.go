@@ -84,7 +84,7 @@ func start(t *testing.T, n *Notifier) {
 }
 
 func testEvent(typ string) Event {
-	return newEvent(Object{APIVersion: "config.projectsveltos.io/v1beta1", Kind: "ClusterPromotion", Name: "web", UID: "u1"}, typ, "0a0b", "staging", time.Now(), "stage staging waits")
+	return newEvent(Object{APIVersion: "config.projectsveltos.io/v1beta1", Kind: "ClusterPromotion", Name: "web", UID: "u1"}, typ, "0a0b", "staging", nil, time.Now(), "stage staging waits")
 }
 
 func TestDeliveryKinds(t *testing.T) {

@@ -143,8 +143,10 @@ func failedWords(failed []string) string {
 // RetryRun creates an update run that resumes the failed run namespace/name (a
 // ClusterStagedUpdateRun when namespace is empty) from the first stage that did not succeed,
 // with the same resource snapshot, strategy copy and override snapshots: Kubefleet forbids
-// changing a run's spec, so a retry is a new run, marked stagecoach.dev/retry-of. It returns
-// what it did in words, and the run.
+// changing a run's spec, so a retry is a new run, marked stagecoach.dev/retry-of (and
+// stagecoach.dev/rollback-of when it retries a rollback run). It refuses when a run of the
+// placement was created since: the retry would put the placement back on an older snapshot. It
+// returns what it did in words, and the run.
 func RetryRun(ctx context.Context, c client.Client, namespace, name string) (string, placementv1beta1.UpdateRunObj, error) {
 	old, err := Run(ctx, c, namespace, name)
 	if err != nil {
@@ -156,21 +158,30 @@ func RetryRun(ctx context.Context, c client.Client, namespace, name string) (str
 	}
 	family := placementv1beta1.FamilyOf(old)
 	spec := old.UpdateRunSpec()
-	other, retried, err := otherRuns(ctx, c, family, namespace, spec.PlacementName, name)
+	index := old.UpdateRunStatus().ResourceSnapshotIndexUsed
+	other, retried, newer, err := otherRuns(ctx, c, old)
 	switch {
 	case err != nil:
 		return "", nil, err
 	case retried != "":
 		return "", nil, fmt.Errorf("%s %s was retried already, by %s: retry that one if it failed", family.UpdateRunKind(), name, retried)
+	case newer != nil:
+		return "", nil, fmt.Errorf("%s %s was created after %s on %s %s (resource snapshot index %s): retrying %s would put the placement back on resource snapshot index %s; create a new run instead",
+			family.UpdateRunKind(), newer.GetName(), name, family.PlacementKind(), spec.PlacementName, runIndex(newer), name, index)
 	case other != "":
 		return "", nil, fmt.Errorf("%s %s is under way on %s %s: retrying %s alongside it would take its clusters from it; stop it or wait for it",
 			family.UpdateRunKind(), other, family.PlacementKind(), spec.PlacementName, name)
 	}
-	index := old.UpdateRunStatus().ResourceSnapshotIndexUsed
 	run := family.NewUpdateRun()
 	run.SetGenerateName(name[:min(len(name), 30)] + "-retry-")
 	run.SetNamespace(namespace)
-	run.SetAnnotations(map[string]string{placementv1beta1.RetryOfAnnotation: name})
+	marks := map[string]string{placementv1beta1.RetryOfAnnotation: name}
+	// A retried rollback run is still one: never rolled back in turn, nor held by deny windows,
+	// and its success told as rollback.finished.
+	if of := old.GetAnnotations()[placementv1beta1.RollbackOfAnnotation]; of != "" {
+		marks[placementv1beta1.RollbackOfAnnotation] = of
+	}
+	run.SetAnnotations(marks)
 	*run.UpdateRunSpec() = placementv1beta1.UpdateRunSpec{PlacementName: spec.PlacementName, ResourceSnapshotIndex: index,
 		StagedUpdateStrategyName: spec.StagedUpdateStrategyName, State: placementv1beta1.StateRun}
 	if err := c.Create(ctx, run); err != nil {
@@ -203,23 +214,41 @@ func RetryableStage(run placementv1beta1.UpdateRunObj) (string, error) {
 	return placementv1beta1.UpdateRunDeleteStageName, nil
 }
 
-// otherRuns names a run of the placement that has not finished, and a run that retries the run
-// named, if any.
-func otherRuns(ctx context.Context, c client.Reader, family placementv1beta1.Family, namespace, placement, name string) (unfinished, retry string, _ error) {
-	list := family.NewUpdateRunList()
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return "", "", err
+// otherRuns names a run of old's placement that has not finished, a run that retries old, and
+// returns a run of the placement created since old (at the same second or later: the API server
+// stamps creation to the second), if any: retrying old would put the placement back on old's
+// resource snapshot, below what that run rolled out.
+func otherRuns(ctx context.Context, c client.Reader, old placementv1beta1.UpdateRunObj) (unfinished, retry string, newer placementv1beta1.UpdateRunObj, _ error) {
+	list := placementv1beta1.FamilyOf(old).NewUpdateRunList()
+	if err := c.List(ctx, list, client.InNamespace(old.GetNamespace())); err != nil {
+		return "", "", nil, err
 	}
+	created := old.GetCreationTimestamp()
 	for _, r := range list.UpdateRunObjs() {
-		if r.UpdateRunSpec().PlacementName != placement {
+		if r.UpdateRunSpec().PlacementName != old.UpdateRunSpec().PlacementName || r.GetName() == old.GetName() {
 			continue
 		}
-		if r.GetAnnotations()[placementv1beta1.RetryOfAnnotation] == name {
+		if r.GetAnnotations()[placementv1beta1.RetryOfAnnotation] == old.GetName() {
 			retry = r.GetName()
+		}
+		if ts := r.GetCreationTimestamp(); !ts.Before(&created) && (newer == nil || ts.After(newer.GetCreationTimestamp().Time)) {
+			newer = r
 		}
 		if state, _ := view.RunState(r); !state.Final() {
 			unfinished = r.GetName()
 		}
 	}
-	return unfinished, retry, nil
+	return unfinished, retry, newer, nil
+}
+
+// runIndex is the resource snapshot index a run rolls out: the one it used, or else the one it
+// names ("" for the latest).
+func runIndex(r placementv1beta1.UpdateRunObj) string {
+	if i := r.UpdateRunStatus().ResourceSnapshotIndexUsed; i != "" {
+		return i
+	}
+	if i := r.UpdateRunSpec().ResourceSnapshotIndex; i != "" {
+		return i
+	}
+	return "latest"
 }

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/notify"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/notifysink"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
@@ -38,8 +39,9 @@ import (
 // TestNotifications: a promotion with a manual stage posts approval.needed, then
 // stage.blocked while nobody approves, then version.completed once approved, to a CloudEvents
 // and a Slack endpoint; a version failing its progressDeadline posts stage.failed and, with
-// onFailure: Rollback, rollback.started and rollback.finished. A restarted notification
-// controller, with the same record, sends none of these again.
+// onFailure: Rollback, rollback.started and rollback.finished; a stage that fails, is retried
+// and fails again posts stage.failed twice. A restarted notification controller, with the same
+// record, sends none of these again.
 func TestNotifications(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-notify"
@@ -54,7 +56,7 @@ endpoints:
   url: %[1]s/services/T000/B000/s3cret
   events: [approval.needed, version.completed, stage.failed]
 `, sink.URL)
-	const manual, failing = "ClusterPromotion e2e-notify", "ClusterPromotion e2e-notify-fail"
+	const manual, failing, retried = "ClusterPromotion e2e-notify", "ClusterPromotion e2e-notify-fail", "ClusterPromotion e2e-notify-retry"
 
 	t.Run("first controller", func(t *testing.T) {
 		notifysink.Start(t, ns, "endpoints", endpoints, "record")
@@ -105,6 +107,33 @@ endpoints:
 		sink.WaitCloudEvent(t, failing, "rollback.started", "dev")
 		sink.WaitCloudEvent(t, failing, "rollback.finished", "")
 		waitText(t, sink, "stage.failed: ClusterPromotion e2e-notify-fail, stage dev")
+
+		// A stage that cannot deploy fails its deadline, is retried, and fails again: the second
+		// failure of the same version and stage is a new transition, with an id of its own.
+		createConfigMap(t, "e2e-notify-retry", map[string]string{"cm.yaml": configMapManifest(ns, "retry", "v1")})
+		rp := promotion("e2e-notify-retry", "e2e-notify-retry", stage("dev", "dev", nil))
+		rp.Spec.Stages[0].ProgressDeadline = &metav1.Duration{Duration: 5 * time.Second}
+		rp.Spec.ProfileSpec.HelmCharts = []configv1beta1.HelmChart{{RepositoryURL: "http://127.0.0.1:9/charts", RepositoryName: "gone",
+			ChartName: "gone/webapp", ChartVersion: "1.0.0", ReleaseName: "webapp", ReleaseNamespace: ns, HelmChartAction: configv1beta1.HelmChartActionInstall}}
+		createPromotion(t, rp)
+		first := sink.WaitCloudEvent(t, retried, "stage.failed", "dev")
+		retry := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"e2e1"}}}`, configv1beta1.RetryAnnotation)
+		if err := testenv.Client(t).Patch(t.Context(), rp, client.RawPatch(types.MergePatchType, retry)); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, notifysink.Timeout, func(context.Context) error {
+			var ids []string
+			for _, e := range sink.CloudEvents(retried) {
+				if e.Type == notify.TypeStageFailed && e.ID != first.ID && e.Data.Version == first.Data.Version {
+					return nil
+				}
+				ids = append(ids, e.Type+" "+e.ID)
+			}
+			got := &configv1beta1.ClusterPromotion{}
+			_ = testenv.Client(t).Get(t.Context(), client.ObjectKeyFromObject(rp), got)
+			return fmt.Errorf("no second stage.failed after the retry; have %v; status: failure %+v, retry %+v, stages %+v, conditions %+v",
+				ids, got.Status.Failure, got.Status.Retry, got.Status.Stages, got.Status.Conditions)
+		})
 	})
 	before := len(sink.Posts(func(notifysink.Post) bool { return true }))
 
@@ -116,7 +145,7 @@ endpoints:
 		createPromotion(t, promotion("e2e-notify-after", "e2e-notify-after", stage("dev", "dev", nil)))
 		sink.WaitCloudEvent(t, "ClusterPromotion e2e-notify-after", "version.completed", "")
 	})
-	for _, subject := range []string{manual, failing} {
+	for _, subject := range []string{manual, failing, retried} {
 		ids := map[string]int{}
 		for _, e := range sink.CloudEvents(subject) {
 			ids[e.Type+" "+e.ID]++
