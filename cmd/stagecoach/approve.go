@@ -17,9 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
 )
@@ -48,18 +50,9 @@ stage the promotion has not reached yet is approved only with --ahead.`,
 		Example: `  stagecoach approve promotion kyverno
   stagecoach approve promotion kyverno --stage prod --ahead`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.ApprovePromotion(cmd.Context(), c, args[0], stage, ahead)
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			return operate.ApprovePromotion(ctx, c, args[0], stage, ahead)
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())

@@ -17,9 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
@@ -51,18 +53,9 @@ func promotionSwitch(use, short string, suspend bool) *cobra.Command {
 	var kube kubeFlags
 	cmd := &cobra.Command{
 		Use: use, Short: short, Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.SuspendPromotion(cmd.Context(), c, args[0], suspend)
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			return operate.SuspendPromotion(ctx, c, args[0], suspend)
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())
@@ -76,18 +69,9 @@ func runSwitch(use, short string, state placementv1beta1.State) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use: use, Short: short, Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.SetRunState(cmd.Context(), c, namespace, args[0], state)
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			return operate.SetRunState(ctx, c, namespace, args[0], state)
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(runList, &namespace)
 	kube.add(cmd.Flags())
@@ -114,18 +98,9 @@ stagecoach.dev/rollback annotation to the version's hash.`,
 		Example: `  stagecoach rollback promotion kyverno
   stagecoach status promotion kyverno --watch`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.RollbackPromotion(cmd.Context(), c, args[0])
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			return operate.RollbackPromotion(ctx, c, args[0])
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())

@@ -107,3 +107,20 @@ func (k *kubeFlags) completeNames(newList func(namespace string) client.ObjectLi
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 }
+
+// act is the RunE of a command that makes one change of internal/operate: it runs do with the
+// kubeconfig's client and prints what was done, or says why not.
+func (k *kubeFlags) act(do func(ctx context.Context, c client.Client, args []string) (string, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, _, err := k.client()
+		if err != nil {
+			return err
+		}
+		msg, err := do(cmd.Context(), c, args)
+		if err != nil {
+			return explain(err)
+		}
+		fmt.Fprintln(cmd.OutOrStdout(), msg)
+		return nil
+	}
+}

@@ -19,9 +19,9 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
@@ -45,22 +45,13 @@ nothing new. A cluster with spec.activeWindow is paused and resumed again at the
 boundary.`,
 		Example: `  stagecoach pause cluster prod/eu-1
   stagecoach resume cluster prod/eu-1`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
 			namespace, name, err := operate.ClusterName(args[0])
 			if err != nil {
-				return err
+				return "", err
 			}
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.PauseCluster(cmd.Context(), c, namespace, name, pause)
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+			return operate.PauseCluster(ctx, c, namespace, name, pause)
+		}),
 	}
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {

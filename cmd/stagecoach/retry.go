@@ -17,9 +17,10 @@ limitations under the License.
 package main
 
 import (
-	"fmt"
+	"context"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stagecoach-dev/stagecoach/internal/operate"
 )
@@ -47,18 +48,9 @@ It sets the stagecoach.dev/retry annotation, which the controller acts on once.`
 		Example: `  stagecoach retry promotion kyverno
   stagecoach retry promotion kyverno --cluster prod/eu-1`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, err := operate.RetryPromotion(cmd.Context(), c, args[0], cluster)
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			return operate.RetryPromotion(ctx, c, args[0], cluster)
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(promotionList, nil)
 	kube.add(cmd.Flags())
@@ -81,18 +73,10 @@ retry is a new run, marked stagecoach.dev/retry-of: NAME.`,
 		Example: `  stagecoach retry run example-run
   stagecoach retry run web-run -n test-namespace`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, _, err := kube.client()
-			if err != nil {
-				return err
-			}
-			msg, _, err := operate.RetryRun(cmd.Context(), c, namespace, args[0])
-			if err != nil {
-				return explain(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), msg)
-			return nil
-		},
+		RunE: kube.act(func(ctx context.Context, c client.Client, args []string) (string, error) {
+			msg, _, err := operate.RetryRun(ctx, c, namespace, args[0])
+			return msg, err
+		}),
 	}
 	cmd.ValidArgsFunction = kube.completeNames(runList, &namespace)
 	kube.add(cmd.Flags())
