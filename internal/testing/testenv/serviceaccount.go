@@ -105,6 +105,11 @@ func asChartServiceAccount(ctx context.Context, admin *rest.Config) (*rest.Confi
 	if user == "" {
 		return nil, "", errors.New("the chart renders no ServiceAccount")
 	}
+	if RecordApprovers {
+		if err := waitForMutatingPolicies(ctx, c); err != nil {
+			return nil, "", err
+		}
+	}
 	cs, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		return nil, "", err
