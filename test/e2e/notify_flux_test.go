@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -106,6 +107,29 @@ spec:
   eventSources: [{kind: Kustomization, name: apps}]
   inclusionList: ["^\\[stagecoach\\]"]
 `, ns))
+
+	// The notification-controller reads Alerts from its cache, which can lag the create: an event
+	// that arrives first is discarded ("no alerts found"). Probe until one goes through.
+	probe := 0
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		for _, p := range sink.Posts(func(p notifysink.Post) bool { return p.Path == "/flux" }) {
+			if strings.Contains(p.Raw, "[stagecoach] probe") {
+				return nil
+			}
+		}
+		probe++
+		body := fmt.Sprintf(`{"involvedObject":{"apiVersion":"kustomize.toolkit.fluxcd.io/v1","kind":"Kustomization","namespace":%q,"name":"apps"},`+
+			`"severity":"info","timestamp":%q,"message":"[stagecoach] probe %d","reason":"Probe","reportingController":"e2e"}`,
+			ns, time.Now().UTC().Format(time.RFC3339), probe)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr(0)+"/", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		return fmt.Errorf("probe %d has not reached the sink yet (%s)", probe, resp.Status)
+	})
 
 	createConfigMap(t, "e2e-notify-flux", map[string]string{"cm.yaml": configMapManifest(ns, "flux", "v1")})
 	createPromotion(t, promotion("e2e-notify-flux", "e2e-notify-flux", stage("dev", "dev", nil)))
