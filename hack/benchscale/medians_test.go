@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMediansFieldByField(t *testing.T) {
+	line, err := medians([]*result{
+		{Profile: "realistic", Clusters: 100, PromotionS: 30, LiveHeapMiB: 80},
+		{Profile: "realistic", Clusters: 100, PromotionS: 10, LiveHeapMiB: 90},
+		{Profile: "realistic", Clusters: 100, PromotionS: 20, LiveHeapMiB: 70},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(line, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"median_of": 3.0, "profile": "realistic", "clusters": 100.0, "promotion_s": 20.0, "live_heap_mib": 80.0}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (line %s)", k, got[k], v, line)
+		}
+	}
+}
+
+func TestDeadClustersInEveryStage(t *testing.T) {
+	for _, n := range []int{100, 200, 1000, 20000} {
+		dead := deadIndexes(n, 1, true)
+		for _, b := range stageBounds(n) {
+			in := 0
+			for i := b[0]; i < b[1]; i++ {
+				if dead[i] {
+					in++
+				}
+			}
+			if in == 0 && b[1]-b[0] > 1 || in == b[1]-b[0] {
+				t.Errorf("%d clusters: %d of the stage [%d, %d) dead", n, in, b[0], b[1])
+			}
+		}
+	}
+}
