@@ -144,7 +144,7 @@ func (b *bench) close() {
 }
 
 func (b *bench) run(ctx context.Context) (*result, error) {
-	res := &result{Profile: b.opts.kind, Clusters: b.opts.clusters, DeadClusters: len(b.dead),
+	res := &result{Profile: b.opts.kind, Clusters: b.opts.clusters, DeadClusters: len(b.dead), PromotionFloorS: seconds(b.promotionFloor()),
 		FlappingClusters: len(b.flapping), ExtraAPIClusters: len(b.extraAPIs), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
 	if err := b.register(ctx); err != nil {
 		return nil, err

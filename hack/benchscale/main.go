@@ -81,6 +81,9 @@ type result struct {
 	// PromotionS runs from the ClusterPromotion's creation to its version on every live cluster
 	// (flapping ones included).
 	PromotionS float64 `json:"promotion_s"`
+	// PromotionFloorS is what the promotion cannot go faster than: its waves' health checks and
+	// its soaks (floor.go).
+	PromotionFloorS float64 `json:"promotion_floor_s"`
 	// UpdateRunS runs from the ClusterStagedUpdateRun's creation to its content on every live
 	// cluster.
 	UpdateRunS float64 `json:"updaterun_s"`

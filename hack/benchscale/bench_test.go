@@ -19,6 +19,9 @@ package main
 import (
 	"encoding/json"
 	"testing"
+	"time"
+
+	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
 )
 
 func TestMediansFieldByField(t *testing.T) {
@@ -56,5 +59,28 @@ func TestDeadClustersInEveryStage(t *testing.T) {
 				t.Errorf("%d clusters: %d of the stage [%d, %d) dead", n, in, b[0], b[1])
 			}
 		}
+	}
+}
+
+func TestPromotionFloorCountsWavesChecksAndSoaks(t *testing.T) {
+	b := &bench{opts: options{kind: profileRealistic, clusters: 1000, soak: 10 * time.Second, availableAfter: time.Second}}
+	// 10, 90 and 900 clusters with 1, 1 and 9 dead: 9, 10 and 10 waves of 5 s (the health
+	// interval), two soaks, less the last wave's check.
+	b.dead = nil
+	sim, err := fleetsim.Start(t.Context(), fleetsim.Options{Clusters: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	all := sim.Clusters()
+	for i := range deadIndexes(1000, 1, true) {
+		b.dead = append(b.dead, all[i])
+	}
+	if got, want := b.promotionFloor(), 29*5*time.Second+20*time.Second-5*time.Second; got != want {
+		t.Errorf("realistic floor %s, want %s", got, want)
+	}
+	b.opts.kind, b.opts.soak = profileZero, 0
+	if got := b.promotionFloor(); got != 0 {
+		t.Errorf("zero-profile floor %s, want 0: nothing waits without a health check", got)
 	}
 }
