@@ -59,9 +59,11 @@ type bench struct {
 	flapping, extraAPIs []*fleetsim.Cluster
 	// chartRepo is the URL of the local chart repository (realistic profile).
 	chartRepo string
-	ctrl      *controller
-	peakRSS   int64
-	usage     usage
+	// stops end what the bench started beside the clusters: the chart repository, the flapping.
+	stops   []func()
+	ctrl    *controller
+	peakRSS int64
+	usage   usage
 }
 
 func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error) {
@@ -120,16 +122,20 @@ func (b *bench) shapeFleet(ctx context.Context) error {
 		return err
 	}
 	if b.realistic() {
-		url, _, err := chartrepo.Serve(ctx, b.opts.charts)
+		url, stop, err := chartrepo.Serve(ctx, b.opts.charts)
 		if err != nil {
 			return fmt.Errorf("serving the charts of %s: %w", b.opts.charts, err)
 		}
 		b.chartRepo = url
+		b.stops = append(b.stops, stop)
 	}
 	return nil
 }
 
 func (b *bench) close() {
+	for _, stop := range b.stops {
+		stop()
+	}
 	if b.ctrl != nil {
 		b.ctrl.stop()
 	}
@@ -183,7 +189,9 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 			return nil, err
 		}
 	}
-	b.sim.Flap(ctx, b.flapping, b.opts.flapPeriod, b.opts.flapDown, fleetsim.Refuse)
+	flapCtx, stopFlapping := context.WithCancel(ctx)
+	b.stops = append(b.stops, stopFlapping)
+	b.sim.Flap(flapCtx, b.flapping, b.opts.flapPeriod, b.opts.flapDown, fleetsim.Refuse)
 	b.startTracking(ctx)
 	if b.opts.promotion {
 		if err := b.promote(ctx, res); err != nil {
