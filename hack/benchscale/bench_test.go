@@ -18,9 +18,14 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
 )
 
@@ -82,5 +87,29 @@ func TestPromotionFloorCountsWavesChecksAndSoaks(t *testing.T) {
 	b.opts.kind, b.opts.soak = profileZero, 0
 	if got := b.promotionFloor(); got != 0 {
 		t.Errorf("zero-profile floor %s, want 0: nothing waits without a health check", got)
+	}
+}
+
+// The realistic profile's manifests are what the API accepts: every field known.
+func TestRealisticManifestsDecodeStrictly(t *testing.T) {
+	b := &bench{opts: options{kind: profileRealistic, soak: 10 * time.Second}, chartRepo: "http://127.0.0.1:1/charts"}
+	var p configv1beta1.ClusterPromotion
+	if err := yaml.UnmarshalStrict([]byte(b.helmPromotion("v2")), &p); err != nil {
+		t.Fatal(err)
+	}
+	spec := p.Spec.ProfileSpec
+	if len(spec.HelmCharts) != 1 || spec.HelmCharts[0].ChartVersion != "1.1.0" || len(spec.ValidateHealths) != 1 ||
+		!strings.Contains(spec.ValidateHealths[0].Script, "function evaluate()") || len(p.Spec.Stages) != 3 {
+		t.Errorf("unexpected promotion: %+v", p.Spec)
+	}
+	docs := strings.Split(b.placement(), "\n---\n")
+	var s placementv1beta1.ClusterStagedUpdateStrategy
+	if err := yaml.UnmarshalStrict([]byte(docs[len(docs)-1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range s.Spec.Stages {
+		if len(st.AfterStageTasks) != 1 || st.AfterStageTasks[0].WaitTime == nil || st.AfterStageTasks[0].WaitTime.Duration != 10*time.Second {
+			t.Errorf("stage %s: after-stage tasks %+v, want a TimedWait of 10s", st.Name, st.AfterStageTasks)
+		}
 	}
 }
