@@ -19,8 +19,10 @@ limitations under the License.
 // controller run as its own process so that its memory is its own. It registers the clusters,
 // promotes a version through three stages with a ClusterPromotion, places the same kind of content
 // with a Kubefleet staged update run, restarts the controller in the middle of a second promotion,
-// and prints one JSON line last. `make bench-scale CLUSTERS=N` runs it; docs/performance.md says
-// what the figures mean.
+// and prints one JSON line per run. By default it deploys a Helm chart with a Lua health check and
+// soaks to clusters with latency, dead and flapping ones among them (the realistic profile);
+// -profile-kind=zero is the zero-delay benchmark it was before. `make bench-scale CLUSTERS=N
+// RUNS=M` runs it; docs/performance.md says what the figures mean.
 package main
 
 import (
