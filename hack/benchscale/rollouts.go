@@ -40,8 +40,9 @@ var rollout = scalerollout.Rollout{Name: "bench", StageLabel: stageLabel, Share:
 func (b *bench) promote(ctx context.Context, res *result) error {
 	promotion := b.helmPromotion("v1")
 	if !b.realistic() {
-		// The content the promotion reads is there before it.
-		if err := b.apply(ctx, rollout.Content("v1")); err != nil {
+		// The content the promotion reads (and its namespace) is there before it.
+		ns := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", rollout.Name)
+		if err := b.apply(ctx, ns+"---\n"+rollout.Content("v1")); err != nil {
 			return err
 		}
 		promotion = rollout.Promotion()
