@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stagecoach-dev/stagecoach/internal/chartrepo"
 	"github.com/stagecoach-dev/stagecoach/internal/registration"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
@@ -54,8 +55,15 @@ type bench struct {
 	client client.Client
 
 	live, dead []*fleetsim.Cluster
-	ctrl       *controller
-	peakRSS    int64
+	// flapping are live clusters that go down and up again; extraAPIs serve more APIs.
+	flapping, extraAPIs []*fleetsim.Cluster
+	// chartRepo is the URL of the local chart repository (realistic profile).
+	chartRepo string
+	// stops end what the bench started beside the clusters: the chart repository, the flapping.
+	stops   []func()
+	ctrl    *controller
+	peakRSS int64
+	usage   usage
 }
 
 func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error) {
@@ -77,19 +85,57 @@ func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error
 		Clusters:       opts.clusters,
 		AvailableAfter: opts.availableAfter,
 		Latency:        opts.latency,
+		Jitter:         opts.jitter,
+		Seed:           opts.seed,
 		Log:            log.WithName("fleetsim"),
 	})
 	if err != nil {
 		b.close()
 		return nil, err
 	}
-	clusters := b.sim.Clusters()
-	deadCount := int(math.Round(float64(len(clusters)) * opts.deadPercent / 100))
-	b.live, b.dead = clusters[:len(clusters)-deadCount], clusters[len(clusters)-deadCount:]
+	if err := b.shapeFleet(ctx); err != nil {
+		b.close()
+		return nil, err
+	}
 	return b, nil
 }
 
+// shapeFleet picks the dead, flapping and extra-API clusters, gives the latter their APIs before
+// they are registered, and serves the charts.
+func (b *bench) shapeFleet(ctx context.Context) error {
+	clusters := b.sim.Clusters()
+	dead := deadIndexes(len(clusters), b.opts.deadPercent, b.realistic())
+	for i, c := range clusters {
+		if dead[i] {
+			b.dead = append(b.dead, c)
+		} else {
+			b.live = append(b.live, c)
+		}
+	}
+	for _, i := range everyNth(len(clusters), b.opts.flapPercent, 37, dead) {
+		b.flapping = append(b.flapping, clusters[i])
+	}
+	for _, i := range everyNth(len(clusters), b.opts.extraAPIsPercent, 3, nil) {
+		b.extraAPIs = append(b.extraAPIs, clusters[i])
+	}
+	if err := addExtraAPIs(ctx, b.extraAPIs); err != nil {
+		return err
+	}
+	if b.realistic() {
+		url, stop, err := chartrepo.Serve(ctx, b.opts.charts)
+		if err != nil {
+			return fmt.Errorf("serving the charts of %s: %w", b.opts.charts, err)
+		}
+		b.chartRepo = url
+		b.stops = append(b.stops, stop)
+	}
+	return nil
+}
+
 func (b *bench) close() {
+	for _, stop := range b.stops {
+		stop()
+	}
 	if b.ctrl != nil {
 		b.ctrl.stop()
 	}
@@ -104,7 +150,8 @@ func (b *bench) close() {
 }
 
 func (b *bench) run(ctx context.Context) (*result, error) {
-	res := &result{Clusters: b.opts.clusters, DeadClusters: len(b.dead), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
+	res := &result{Profile: b.opts.kind, Clusters: b.opts.clusters, DeadClusters: len(b.dead), PromotionFloorS: seconds(b.promotionFloor()),
+		FlappingClusters: len(b.flapping), ExtraAPIClusters: len(b.extraAPIs), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
 	if err := b.register(ctx); err != nil {
 		return nil, err
 	}
@@ -125,6 +172,8 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	}
 	if !b.opts.rollouts {
 		res.ControllerRSSMiB = mib(max(idle, b.peakRSS))
+		b.retire(ctx)
+		b.report(res)
 		return res, nil
 	}
 
@@ -132,6 +181,18 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	for _, c := range b.dead {
 		c.SetDown(fleetsim.Hang)
 	}
+	if b.realistic() {
+		// A dead cluster in a wave holds its slot, so a stage with one would never pass; a
+		// cluster already known to be down when its wave is picked is not waited for. The
+		// rollouts start once the controller knows them all down, as a fleet's do.
+		if err := b.waitDown(ctx); err != nil {
+			return nil, err
+		}
+	}
+	flapCtx, stopFlapping := context.WithCancel(ctx)
+	b.stops = append(b.stops, stopFlapping)
+	b.sim.Flap(flapCtx, b.flapping, b.opts.flapPeriod, b.opts.flapDown, fleetsim.Refuse)
+	b.startTracking(ctx)
 	if b.opts.promotion {
 		if err := b.promote(ctx, res); err != nil {
 			return nil, err
@@ -150,11 +211,41 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	}
 	_, peak := b.ctrl.rss()
 	res.ControllerRSSMiB = mib(max(peak, b.peakRSS))
+	b.retire(ctx)
+	b.report(res)
 	return res, nil
 }
 
 func (b *bench) startController(ctx context.Context, logName string) (*controller, error) {
-	return startController(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
+	c, err := startController(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
+	if err == nil {
+		go b.watchUsage(ctx, c)
+	}
+	return c, err
+}
+
+// waitDown waits until the controller reports every dead cluster's connection Down.
+func (b *bench) waitDown(ctx context.Context) error {
+	dead := map[string]bool{}
+	for _, c := range b.dead {
+		dead[c.Name()] = true
+	}
+	return b.waitFor(ctx, "dead clusters reported down", 2*time.Second, func(ctx context.Context) (int, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("lib.projectsveltos.io/v1beta1")
+		list.SetKind("SveltosClusterList")
+		if err := b.client.List(ctx, list, client.InNamespace(fleetNamespace)); err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, u := range list.Items {
+			status, _, _ := unstructured.NestedString(u.Object, "status", "connectionStatus")
+			if dead[u.GetName()] && status == "Down" {
+				n++
+			}
+		}
+		return n, nil
+	}, len(b.dead))
 }
 
 // register writes, for every simulated cluster, a kubeconfig Secret, a SveltosCluster and a

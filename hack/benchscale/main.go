@@ -19,8 +19,10 @@ limitations under the License.
 // controller run as its own process so that its memory is its own. It registers the clusters,
 // promotes a version through three stages with a ClusterPromotion, places the same kind of content
 // with a Kubefleet staged update run, restarts the controller in the middle of a second promotion,
-// and prints one JSON line last. `make bench-scale CLUSTERS=N` runs it; docs/performance.md says
-// what the figures mean.
+// and prints one JSON line per run. By default it deploys a Helm chart with a Lua health check and
+// soaks to clusters with latency, dead and flapping ones among them (the realistic profile);
+// -profile-kind=zero is the zero-delay benchmark it was before. `make bench-scale CLUSTERS=N
+// RUNS=M` runs it; docs/performance.md says what the figures mean.
 package main
 
 import (
@@ -40,19 +42,30 @@ import (
 )
 
 type options struct {
-	clusters       int
-	deadPercent    float64
-	dir            string
-	stagecoach     string
-	kubeBin        string
-	availableAfter time.Duration
-	latency        time.Duration
-	timeout        time.Duration
-	profile        bool
-	keep           bool
-	rollouts       bool
-	promotion      bool
-	controllerArgs stringList
+	// kind is the profile: profileRealistic or profileZero (profile.go).
+	kind        string
+	clusters    int
+	deadPercent float64
+	jitter      time.Duration
+	seed        uint64
+	soak        time.Duration
+	charts      string
+	runs        int
+	// flapPercent of the clusters go down for flapDown out of every flapPeriod.
+	flapPercent          float64
+	flapPeriod, flapDown time.Duration
+	extraAPIsPercent     float64
+	dir                  string
+	stagecoach           string
+	kubeBin              string
+	availableAfter       time.Duration
+	latency              time.Duration
+	timeout              time.Duration
+	profile              bool
+	keep                 bool
+	rollouts             bool
+	promotion            bool
+	controllerArgs       stringList
 	// memoryLimit, in bytes, is the controller's memory limit as a container's would be; 0 is
 	// none.
 	memoryLimit int64
@@ -60,13 +73,19 @@ type options struct {
 
 // result is the JSON line the benchmark prints last. Times are seconds.
 type result struct {
-	Clusters int `json:"clusters"`
+	// Profile is -profile-kind: realistic or zero.
+	Profile  string `json:"profile"`
+	Clusters int    `json:"clusters"`
 	// ControllerRSSMiB is the controller's peak resident memory over the whole run.
 	ControllerRSSMiB float64 `json:"controller_rss_mib"`
 	// RegisterS runs from the controller's start to every live cluster reported ready.
 	RegisterS float64 `json:"register_s"`
-	// PromotionS runs from the ClusterPromotion's creation to its version on every live cluster.
+	// PromotionS runs from the ClusterPromotion's creation to its version on every live cluster
+	// (flapping ones included).
 	PromotionS float64 `json:"promotion_s"`
+	// PromotionFloorS is what the promotion cannot go faster than: its waves' health checks and
+	// its soaks (floor.go).
+	PromotionFloorS float64 `json:"promotion_floor_s"`
 	// UpdateRunS runs from the ClusterStagedUpdateRun's creation to its content on every live
 	// cluster.
 	UpdateRunS float64 `json:"updaterun_s"`
@@ -88,19 +107,41 @@ type result struct {
 	// ManagementRequestsPerCluster is the requests the controller made to the management
 	// cluster during the promotion, per live cluster.
 	ManagementRequestsPerCluster float64 `json:"management_requests_per_cluster"`
+	// ControllerCPUS is the user and system CPU seconds of the controller processes over the
+	// run, from their start (both processes, the restart included).
+	ControllerCPUS float64 `json:"controller_cpu_s"`
+	// GCCPUFraction is the share of the controller's CPU capacity (GOMAXPROCS × wall time, the
+	// runtime's /cpu/classes/total) its garbage collector took during the rollouts.
+	GCCPUFraction float64 `json:"gc_cpu_fraction"`
+	// LiveHeapMiB is the peak of the controller's live heap (after a GC) during the rollouts.
+	LiveHeapMiB float64 `json:"live_heap_mib"`
+	// FlappingClusters go down and up again every -flap-period; ExtraAPIClusters serve more
+	// APIs than the rest.
+	FlappingClusters int `json:"flapping_clusters"`
+	ExtraAPIClusters int `json:"extra_api_clusters"`
 	// MemoryLimitMiB is -memory-limit, when set.
 	MemoryLimitMiB float64 `json:"memory_limit_mib,omitempty"`
 }
 
 func main() {
 	var opts options
+	flag.StringVar(&opts.kind, "profile-kind", profileRealistic, "what to roll out and against what: realistic (a Helm chart with templated values, a Lua health check and soaks, against clusters with latency, extra APIs, dead and flapping clusters in every stage) or zero (zero delays, no checks, plain manifests, dead clusters in the last stage)")
 	flag.IntVar(&opts.clusters, "clusters", 1000, "managed clusters to simulate and register")
-	flag.Float64Var(&opts.deadPercent, "dead", 1, "percent of the clusters that stop answering before the rollouts (all in the last stage)")
+	flag.IntVar(&opts.runs, "runs", 1, "run the benchmark this many times, printing a JSON line for each and, for more than one, a last line of the medians")
+	flag.Float64Var(&opts.deadPercent, "dead", 1, "percent of the clusters that stop answering before the rollouts (realistic: in every stage; zero: all in the last stage)")
+	flag.Float64Var(&opts.flapPercent, "flap", 0, "percent of the clusters that go down and up again every -flap-period (default: the profile's, 1 for realistic)")
+	flag.DurationVar(&opts.flapPeriod, "flap-period", time.Minute, "how often a flapping cluster goes down")
+	flag.DurationVar(&opts.flapDown, "flap-down", 30*time.Second, "how long a flapping cluster stays down each time (refusing connections)")
+	flag.Float64Var(&opts.extraAPIsPercent, "extra-apis", 0, "percent of the clusters that serve extra CustomResourceDefinitions, so that their discovery differs (default: the profile's, 5 for realistic)")
+	flag.DurationVar(&opts.jitter, "jitter", 0, "each answer's latency varies by up to this much either way (default: the profile's, 10ms for realistic)")
+	flag.Uint64Var(&opts.seed, "seed", 1, "seed of the latency jitter and of the flapping clusters' phases")
+	flag.DurationVar(&opts.soak, "soak", 0, "the soak of every stage: the promotion's trigger delay and the update run's TimedWait (default: the profile's, 10s for realistic)")
+	flag.StringVar(&opts.charts, "charts", "testdata/charts", "directory of the charts the realistic profile serves from a local chart repository")
 	flag.StringVar(&opts.dir, "dir", "", "working directory: the management cluster, controller logs and profiles (default: a new temporary directory)")
 	flag.StringVar(&opts.stagecoach, "stagecoach", "bin/stagecoach", "the stagecoach binary to measure")
 	flag.StringVar(&opts.kubeBin, "kube-bin", "", "directory of the Kubernetes components (default: found from `make kube`)")
 	flag.DurationVar(&opts.availableAfter, "available-after", time.Second, "how long a simulated Deployment takes to become Available")
-	flag.DurationVar(&opts.latency, "latency", 0, "time each simulated API server adds to every answer")
+	flag.DurationVar(&opts.latency, "latency", 0, "time each simulated API server adds to every answer (default: the profile's, 30ms for realistic)")
 	// The whole run at 20,000 clusters takes more than two hours on two cores.
 	flag.DurationVar(&opts.timeout, "timeout", 4*time.Hour, "give up after this long")
 	flag.BoolVar(&opts.profile, "profile", false, "take CPU profiles of the controller during the rollouts and a heap profile after them, into -dir")
@@ -110,6 +151,10 @@ func main() {
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
 	memoryLimit := flag.String("memory-limit", "", "the controller's memory limit (such as 1Gi), as a container's: its heap limit (GOMEMLIMIT) is set to 90% of it, as the controller sets it under a container's limit")
 	flag.Parse()
+	if err := applyProfile(&opts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	if *memoryLimit != "" {
 		q, err := resource.ParseQuantity(*memoryLimit)
 		if err != nil {
@@ -127,18 +172,34 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
 	defer cancel()
 
-	res, err := run(ctx, opts, log)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench-scale:", err)
-		os.Exit(1)
+	var results []*result
+	for i := range max(1, opts.runs) {
+		if opts.runs > 1 {
+			log.Info("run", "of", opts.runs, "number", i+1)
+		}
+		res, err := run(ctx, opts, log)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-scale:", err)
+			os.Exit(1)
+		}
+		line, _ := json.Marshal(res)
+		fmt.Println(string(line))
+		results = append(results, res)
 	}
-	line, _ := json.Marshal(res)
-	fmt.Println(string(line))
+	if len(results) > 1 {
+		line, err := medians(results)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-scale:", err)
+			os.Exit(1)
+		}
+		fmt.Println(string(line))
+	}
 }
 
 func run(ctx context.Context, opts options, log logr.Logger) (*result, error) {
-	if opts.dir == "" {
-		dir, err := os.MkdirTemp("", "stagecoach-bench-")
+	// Each run has a directory of its own: several runs do not share a management cluster.
+	if opts.dir == "" || opts.runs > 1 {
+		dir, err := os.MkdirTemp(opts.dir, "stagecoach-bench-")
 		if err != nil {
 			return nil, err
 		}

@@ -35,20 +35,27 @@ import (
 // rollout is what the benchmark rolls out: 10% of each stage at a time.
 var rollout = scalerollout.Rollout{Name: "bench", StageLabel: stageLabel, Share: "10%"}
 
-// promote rolls version v1 out through the three stages and measures it.
+// promote rolls version v1 out through the three stages and measures it from the promotion's
+// creation.
 func (b *bench) promote(ctx context.Context, res *result) error {
-	if err := b.apply(ctx, rollout.Promotion()); err != nil {
-		return err
+	promotion := b.helmPromotion("v1")
+	if !b.realistic() {
+		// The content the promotion reads (and its namespace) is there before it.
+		ns := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", rollout.Name)
+		if err := b.apply(ctx, ns+"---\n"+rollout.Content("v1")); err != nil {
+			return err
+		}
+		promotion = rollout.Promotion()
 	}
 	requests, mgmtRequests := b.sim.Requests(), b.managementRequests(ctx)
 	start := time.Now()
-	if err := b.apply(ctx, rollout.Content("v1")); err != nil {
+	if err := b.apply(ctx, promotion); err != nil {
 		return err
 	}
 	if b.opts.profile {
 		go b.profile(ctx, "profile?seconds=60", "cpu-promotion.pprof")
 	}
-	if err := b.waitFor(ctx, "promotion on live clusters", time.Second, b.countOn(promoted("v1")), len(b.live)); err != nil {
+	if err := b.waitFor(ctx, "promotion on live clusters", time.Second, b.countOn(b.promoted("v1")), len(b.live)); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -61,7 +68,7 @@ func (b *bench) promote(ctx context.Context, res *result) error {
 }
 
 func (b *bench) updateRun(ctx context.Context, res *result) error {
-	if err := b.apply(ctx, rollout.Placement()); err != nil {
+	if err := b.apply(ctx, b.placement()); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -76,19 +83,25 @@ func (b *bench) updateRun(ctx context.Context, res *result) error {
 	return nil
 }
 
-// upgradeThroughRestart publishes v2 and kills the controller once a twentieth of the fleet has
-// it, then measures how long the new controller takes to update the next cluster.
+// upgradeThroughRestart publishes v2 (the realistic profile's next chart version, the zero
+// profile's edited content) and kills the controller once a twentieth of the fleet has it, then
+// measures how long the new controller takes to update the next cluster.
 func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
+	next := rollout.Content("v2")
+	if b.realistic() {
+		next = b.helmPromotion("v2")
+	}
 	start := time.Now()
-	if err := b.apply(ctx, rollout.Content("v2")); err != nil {
+	if err := b.apply(ctx, next); err != nil {
 		return err
 	}
-	onV2 := b.countOn(promoted("v2"))
+	onV2 := b.countOn(b.promoted("v2"))
 	if err := b.waitFor(ctx, "v2 before the restart", time.Second, onV2, max(1, len(b.live)/20)); err != nil {
 		return err
 	}
 	_, peak := b.ctrl.rss()
 	b.peakRSS = max(b.peakRSS, peak)
+	b.retire(ctx)
 	b.ctrl.kill()
 	before, _ := onV2(ctx)
 	b.log.Info("controller killed", "onV2", before)
@@ -108,7 +121,13 @@ func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
 	return nil
 }
 
-func promoted(version string) func(*fleetsim.Cluster) bool {
+// promoted tells whether a cluster runs the version: the realistic profile's chart release, or
+// the zero profile's Deployment. It reads the simulator's records, so a flapping cluster counts
+// once it was up long enough to be given the version.
+func (b *bench) promoted(version string) func(*fleetsim.Cluster) bool {
+	if b.realistic() {
+		return b.released(version)
+	}
 	return func(c *fleetsim.Cluster) bool { return rollout.Promoted(c, version) }
 }
 

@@ -64,6 +64,11 @@ type Options struct {
 	// Latency is added before answering every request: the network and API server time of a
 	// real cluster.
 	Latency time.Duration
+	// Jitter spreads Latency evenly over [Latency-Jitter, Latency+Jitter] for each answer, from
+	// a sequence drawn from Seed, as real round trips vary.
+	Jitter time.Duration
+	// Seed seeds the jitter and Flap's phases, so that a run can be repeated.
+	Seed uint64
 	// Port is the TCP port every cluster listens on; 0 picks a free one.
 	Port int
 	// WatchHistory is how many recent changes each cluster keeps so that a watch can resume
@@ -93,6 +98,8 @@ type Fleet struct {
 	hung     hungConns
 	timers   *scheduler
 	requests atomic.Uint64
+	// draws counts the jitter drawn so far: the n-th draw is a hash of Seed and n.
+	draws atomic.Uint64
 	// started is when the fleet started, as the creation time of the system namespaces.
 	started string
 

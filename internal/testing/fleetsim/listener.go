@@ -152,12 +152,14 @@ func (f *Fleet) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c.route(w, r)
 }
 
-// delay waits Options.Latency; false when the client gave up meanwhile.
+// delay waits the simulated latency (Options.Latency and Jitter); false when the client gave up
+// meanwhile.
 func (f *Fleet) delay(ctx context.Context) bool {
-	if f.opts.Latency <= 0 {
+	d := f.nextLatency()
+	if d <= 0 {
 		return true
 	}
-	t := time.NewTimer(f.opts.Latency)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -1,0 +1,174 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// usage adds up what the controller processes of a run cost: CPU from /proc, and the Go
+// runtime's own figures from the controller's /metrics (controller-runtime exports every
+// runtime/metrics value there): GC CPU against all CPU, and the live heap after each GC.
+type usage struct {
+	mu sync.Mutex
+	// cpu is the CPU seconds of the processes already gone, gcCPU and allCPU their runtime's
+	// GC and total CPU seconds; the current process's are added by snapshot.
+	cpu, gcCPU, allCPU float64
+	// from are the runtime's GC and total CPU seconds when the rollouts started, in the process
+	// running then; later processes count from their start.
+	fromGC, fromAll float64
+	peakLive        float64
+	// tracking is true during the rollouts, when the live heap's peak is recorded.
+	tracking bool
+}
+
+// runtimeFigures are the controller's cumulative runtime/metrics values of interest.
+type runtimeFigures struct{ gcCPU, allCPU, liveHeap float64 }
+
+func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigures, error) {
+	body, err := b.get(ctx, c.metrics)
+	if err != nil {
+		return runtimeFigures{}, err
+	}
+	var f runtimeFigures
+	found := 0
+	for line := range strings.Lines(string(body)) {
+		name, value, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok {
+			continue
+		}
+		var dst *float64
+		switch name {
+		case "go_cpu_classes_gc_total_cpu_seconds_total":
+			dst = &f.gcCPU
+		case "go_cpu_classes_total_cpu_seconds_total":
+			dst = &f.allCPU
+		case "go_gc_heap_live_bytes":
+			dst = &f.liveHeap
+		default:
+			continue
+		}
+		if *dst, err = strconv.ParseFloat(value, 64); err != nil {
+			return f, err
+		}
+		found++
+	}
+	if found < 3 {
+		return f, fmt.Errorf("the controller's /metrics lacks the Go runtime's CPU classes or live heap")
+	}
+	return f, nil
+}
+
+// watchUsage samples the controller's live heap every 10 s while it runs and the rollouts do.
+// Its /metrics page grows with the fleet, so it is not read more often.
+func (b *bench) watchUsage(ctx context.Context, c *controller) {
+	t := time.NewTicker(10 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		b.usage.mu.Lock()
+		tracking := b.usage.tracking
+		b.usage.mu.Unlock()
+		if !tracking {
+			continue
+		}
+		if f, err := b.runtimeFigures(ctx, c); err == nil {
+			b.usage.mu.Lock()
+			b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
+			b.usage.mu.Unlock()
+		}
+	}
+}
+
+// startTracking marks the start of the rollouts: GC CPU is counted from here.
+func (b *bench) startTracking(ctx context.Context) {
+	f, err := b.runtimeFigures(ctx, b.ctrl)
+	if err != nil {
+		b.log.Error(err, "reading the controller's runtime metrics")
+	}
+	b.usage.mu.Lock()
+	defer b.usage.mu.Unlock()
+	b.usage.fromGC, b.usage.fromAll = f.gcCPU, f.allCPU
+	b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
+	b.usage.tracking = true
+}
+
+// retire adds up the current controller's figures, before it is killed or at the end.
+func (b *bench) retire(ctx context.Context) {
+	c := b.ctrl
+	cpu, cpuErr := cpuSeconds(c.cmd.Process.Pid)
+	if cpuErr != nil {
+		b.log.Error(cpuErr, "reading the controller's CPU time")
+	}
+	f, err := b.runtimeFigures(ctx, c)
+	b.usage.mu.Lock()
+	defer b.usage.mu.Unlock()
+	b.usage.cpu += cpu
+	if err != nil || !b.usage.tracking {
+		return
+	}
+	b.usage.gcCPU += f.gcCPU - b.usage.fromGC
+	b.usage.allCPU += f.allCPU - b.usage.fromAll
+	b.usage.fromGC, b.usage.fromAll = 0, 0
+	b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
+}
+
+// report writes the figures into res.
+func (b *bench) report(res *result) {
+	b.usage.mu.Lock()
+	defer b.usage.mu.Unlock()
+	res.ControllerCPUS = round1(b.usage.cpu)
+	if b.usage.allCPU > 0 {
+		res.GCCPUFraction = float64(int64(b.usage.gcCPU/b.usage.allCPU*1000+0.5)) / 1000
+	}
+	res.LiveHeapMiB = mib(int64(b.usage.peakLive))
+}
+
+// cpuSeconds is a process's user and system CPU time so far, from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; the fields after its closing parenthesis
+	// start with the state (field 3) after the last parenthesis, so utime and stime (14 and 15) are the 12th and 13th.
+	end := strings.LastIndexByte(string(data), ')')
+	fields := strings.Fields(string(data)[end+1:])
+	if end < 0 || len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	// Linux reports them in clock ticks of USER_HZ, 100 a second on every architecture Go runs
+	// the benchmark on.
+	return (utime + stime) / 100, nil
+}
