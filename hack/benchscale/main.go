@@ -110,8 +110,8 @@ type result struct {
 	// ControllerCPUS is the user and system CPU seconds of the controller processes over the
 	// run, from their start (both processes, the restart included).
 	ControllerCPUS float64 `json:"controller_cpu_s"`
-	// GCCPUFraction is the share of the controller's CPU capacity (GOMAXPROCS × wall time, the
-	// runtime's /cpu/classes/total) its garbage collector took during the rollouts.
+	// GCCPUFraction is the share of the CPU the controller used during the rollouts (the
+	// runtime's /cpu/classes/total less /cpu/classes/idle) that its garbage collector took.
 	GCCPUFraction float64 `json:"gc_cpu_fraction"`
 	// LiveHeapMiB is the peak of the controller's live heap (after a GC) during the rollouts.
 	LiveHeapMiB float64 `json:"live_heap_mib"`

@@ -28,7 +28,7 @@ import (
 
 // usage adds up what the controller processes of a run cost: CPU from /proc, and the Go
 // runtime's own figures from the controller's /metrics (controller-runtime exports every
-// runtime/metrics value there): GC CPU against all CPU, and the live heap after each GC.
+// runtime/metrics value there): GC CPU against the CPU used, and the live heap after each GC.
 type usage struct {
 	mu sync.Mutex
 	// cpu is the CPU seconds of the processes already gone, gcCPU and allCPU their runtime's
@@ -42,7 +42,8 @@ type usage struct {
 	tracking bool
 }
 
-// runtimeFigures are the controller's cumulative runtime/metrics values of interest.
+// runtimeFigures are the controller's cumulative runtime/metrics values of interest; allCPU is
+// the CPU the process used: the runtime's total (GOMAXPROCS × wall time) less its idle time.
 type runtimeFigures struct{ gcCPU, allCPU, liveHeap float64 }
 
 func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigures, error) {
@@ -51,6 +52,7 @@ func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigur
 		return runtimeFigures{}, err
 	}
 	var f runtimeFigures
+	var idle float64
 	found := 0
 	for line := range strings.Lines(string(body)) {
 		name, value, ok := strings.Cut(strings.TrimSpace(line), " ")
@@ -63,6 +65,8 @@ func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigur
 			dst = &f.gcCPU
 		case "go_cpu_classes_total_cpu_seconds_total":
 			dst = &f.allCPU
+		case "go_cpu_classes_idle_cpu_seconds_total":
+			dst = &idle
 		case "go_gc_heap_live_bytes":
 			dst = &f.liveHeap
 		default:
@@ -73,9 +77,10 @@ func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigur
 		}
 		found++
 	}
-	if found < 3 {
+	if found < 4 {
 		return f, fmt.Errorf("the controller's /metrics lacks the Go runtime's CPU classes or live heap")
 	}
+	f.allCPU -= idle
 	return f, nil
 }
 
