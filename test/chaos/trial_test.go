@@ -48,22 +48,34 @@ import (
 // TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),
 // each a spec change and a ConfigMap edit, through both dialects at once while the controller is
 // SIGKILLed every few seconds; odd trials also stop a staging cluster's API server mid-wave, even
-// ones the management cluster's. CHAOS_SEED replays a run's random choices.
+// ones the management cluster's. In the Sveltos dialect, even trials and some odd ones roll out
+// a bad version, which fails at a random stage (planFailure). CHAOS_SEED replays a run's random
+// choices.
 func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
 	e := setUp(t, seed)
 
-	var kills, outages, violations int
+	var kills, outages, violations, failing, rollbacks, deadlines int
 	for range trials {
 		v := e.next()
+		plan := e.planFailure(v)
 		outage := "mgmt"
 		if v%2 == 1 {
 			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
 		}
 		start := time.Now()
-		f, found, err := e.trial(t.Context(), v, outage)
+		f, found, err := e.trial(t.Context(), v, outage, plan)
+		if plan != nil {
+			failing++
+			if plan.rollback {
+				rollbacks++
+			}
+			if plan.deadline > 0 {
+				deadlines++
+			}
+		}
 		kills += f.kills
 		outages += f.outages
 		violations += len(found)
@@ -71,7 +83,7 @@ func TestCrashTrials(t *testing.T) {
 		if f.outages > 0 {
 			down = outage + " API server down mid-wave"
 		}
-		t.Logf("trial %d: %s, %d kills, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, len(found))
+		t.Logf("trial %d: %s, %d kills, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, plan, len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -80,8 +92,11 @@ func TestCrashTrials(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
+	kinds := fmt.Sprintf("failing versions %d, rollbacks %d, deadlines %d", failing, rollbacks, deadlines)
 	t.Logf("%d API server outages", outages)
+	t.Log(kinds)
 	t.Log(summary)
+	fmt.Println(kinds)
 	fmt.Println(summary)
 }
 
@@ -124,6 +139,10 @@ type env struct {
 // asking for one the fleet already runs.
 var rolledOut int
 
+// lastGood is the last version the Sveltos dialect rolled out through every stage: a bad one
+// is rolled back to it.
+var lastGood int
+
 // next is the version the next trial rolls out: 0 for the faultless first rollout of the first
 // run, then 1, 2, ….
 func (e *env) next() int {
@@ -165,23 +184,26 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := e.trial(ctx, e.next(), ""); err != nil || len(found) > 0 {
+	if _, found, err := e.trial(ctx, e.next(), "", nil); err != nil || len(found) > 0 {
 		t.Fatalf("rolling out version 0 without faults: %v %v (the fleet's logs are kept in %s)", err, found, keepLogs(t))
 	}
 	return e
 }
 
 // trial rolls out version v through both dialects, with faults unless outage is "", waits
-// until every cluster runs it, and judges the records. It returns the faults it injected and the
+// until every cluster runs it (or, for a version bad as plan says, until the promotion stopped
+// or rolled it back), and judges the records. It returns the faults it injected and the
 // violations.
-func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos.Violation, error) {
+func (e *env) trial(ctx context.Context, v int, outage string, plan *failPlan) (*faults, []chaos.Violation, error) {
 	e.rec.Mark()
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	sveltosApproval, fleetApproval := make(chan int64, 1), make(chan int64, 1)
+	base := chaos.Expect{Image: image(v), Message: message(v)}
+	wants := []chaos.Expect{plan.expect(base, lastGood, time.Now()), base}
 
 	rollout, rolloutCtx := errgroup.WithContext(ctx)
-	rollout.Go(func() error { return e.promote(rolloutCtx, v, sveltosApproval) })
+	rollout.Go(func() error { return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval) })
 	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
 
 	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
@@ -205,12 +227,16 @@ func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos
 	}
 	var found []chaos.Violation
 	for i, approval := range []int64{<-sveltosApproval, <-fleetApproval} {
-		want := chaos.Expect{Image: image(v), Message: message(v), Approvals: map[string]int64{image(v): approval, message(v): approval}}
+		want := wants[i]
+		want.Approvals = map[string]int64{image(v): approval, message(v): approval}
 		broken := chaos.Check(rollouts[i], initial, writes, want)
 		if len(broken) > 0 {
 			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
 		}
 		found = append(found, broken...)
+	}
+	if plan == nil {
+		lastGood = v
 	}
 	return f, found, nil
 }
@@ -226,9 +252,8 @@ func (e *env) waveStarted() bool {
 	return false
 }
 
-// converged waits until the records show every cluster of the rollout settled on version v.
-func (e *env) converged(ctx context.Context, r *chaos.Rollout, v int) error {
-	want := chaos.Expect{Image: image(v), Message: message(v)}
+// converged waits until the records show every cluster of the rollout settled where want says.
+func (e *env) converged(ctx context.Context, r *chaos.Rollout, want chaos.Expect) error {
 	var pending string
 	err := retry(ctx, func(context.Context) error {
 		initial, writes, err := e.rec.Since()
@@ -241,15 +266,17 @@ func (e *env) converged(ctx context.Context, r *chaos.Rollout, v int) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s did not converge on version %d: %s", r.Name, v, pending)
+		return fmt.Errorf("%s did not converge on %s, %s: %s", r.Name, want.Image, want.Message, pending)
 	}
 	return nil
 }
 
 // promote changes the promotion's content, then its spec, approves staging once the new version
-// is there, and waits for every cluster to run it. The approval's revision goes to approval.
-func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
-	if err := apply(ctx, e.c, sveltosValues(v), promotion(e.repo, v)); err != nil {
+// is there, and waits for every cluster to run it. The approval's revision goes to approval. A
+// bad version (plan) that fails before the approval is not approved; the trial waits for it to
+// fail instead.
+func (e *env) promote(ctx context.Context, v int, plan *failPlan, want chaos.Expect, approval chan<- int64) error {
+	if err := apply(ctx, e.c, sveltosValues(v), promotion(e.repo, v, plan)); err != nil {
 		return err
 	}
 	p := &configv1beta1.ClusterPromotion{}
@@ -257,6 +284,10 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	generation := p.Generation
+	if plan != nil && plan.stage <= approvalStage {
+		approval <- 0
+		return e.settled(ctx, v, plan, generation, want)
+	}
 	err := retry(ctx, func(ctx context.Context) error {
 		if err := e.c.Get(ctx, client.ObjectKey{Name: "chaos"}, p); err != nil {
 			return err
@@ -279,8 +310,14 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(p)
-	return e.converged(ctx, rollouts[0], v)
+	if plan != nil {
+		return e.settled(ctx, v, plan, generation, want)
+	}
+	return e.converged(ctx, rollouts[0], want)
 }
+
+// approvalStage is the index of the stage whose manual trigger the trial approves.
+const approvalStage = 1
 
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
 // holds both, approves its staging stage and waits for the run to succeed.
@@ -323,7 +360,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(req)
-	if err := e.converged(ctx, rollouts[1], v); err != nil {
+	if err := e.converged(ctx, rollouts[1], chaos.Expect{Image: image(v), Message: message(v)}); err != nil {
 		return fmt.Errorf("%w; %s", err, e.runState(v))
 	}
 	return retry(ctx, func(ctx context.Context) error {
