@@ -58,14 +58,14 @@ type failing struct {
 
 func newFailing(stages int, want Expect) *failing {
 	f := want.Failure
-	return &failing{
-		f:        f,
-		bad:      []field{{"image", want.Image}, {"message", want.Message}},
-		good:     []field{{"image", f.GoodImage}, {"message", f.GoodMessage}},
-		sawBad:   make([]bool, stages),
-		back:     make([]mark, stages),
-		backDone: make([]mark, stages),
+	fl := &failing{f: f, sawBad: make([]bool, stages), back: make([]mark, stages), backDone: make([]mark, stages)}
+	// A value the bad version shares with the good one (content it left as it was) is neither.
+	for _, pair := range [][2]field{{{"image", want.Image}, {"image", f.GoodImage}}, {{"message", want.Message}, {"message", f.GoodMessage}}} {
+		if pair[0] != pair[1] {
+			fl.bad, fl.good = append(fl.bad, pair[0]), append(fl.good, pair[1])
+		}
 	}
+	return fl
 }
 
 // isGood reports whether the value belongs to the last good version of a trial that fails.

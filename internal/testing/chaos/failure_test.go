@@ -112,6 +112,27 @@ func TestCheckFailure(t *testing.T) {
 	}
 }
 
+// TestCheckFailedImage: a bad version that changes only the image, its content left as it was.
+func TestCheckFailedImage(t *testing.T) {
+	imageOnly := func(h *history, c string) *history {
+		return h.release(c, 2, "pending-upgrade").image(c, img(1)).release(c, 2, "deployed").done(c, img(1))
+	}
+	want := Expect{Image: img(1), Message: msg(0), Failure: &Failure{Stage: 1, Rollback: true, GoodImage: img(0), GoodMessage: msg(0)}}
+	h := imageOnly(newHistory(), "c1").wait(2 * time.Second)
+	h = imageOnly(h, "c2").revert("c2", 0, 3).revert("c1", 0, 3)
+	for _, v := range Check(testRollout, initial(), h.writes, want) {
+		t.Error(v)
+	}
+	h = imageOnly(imageOnly(h, "c3"), "c4")
+	var rules []string
+	for _, v := range Check(testRollout, initial(), h.writes, want) {
+		rules = append(rules, v.Rule)
+	}
+	if !slices.Contains(rules, RuleFailedVersion) {
+		t.Errorf("broken rules %q, want %q among them", rules, RuleFailedVersion)
+	}
+}
+
 // TestPendingRollback: a trial whose version is rolled back waits for the stages that had it
 // to be back, and for nothing else.
 func TestPendingRollback(t *testing.T) {
