@@ -22,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -34,7 +35,8 @@ import (
 // failPlan is how a trial's version fails in the Sveltos dialect: its health check fails on
 // some clusters of one stage, and the stage's failure budget or deadline fails the version.
 type failPlan struct {
-	// stage indexes rollouts[0].Stages; clusters are those of its clusters that fail.
+	rollout *chaos.Rollout
+	// stage indexes the rollout's stages; clusters are those of its clusters that fail.
 	stage    int
 	clusters []string
 	rollback bool
@@ -53,8 +55,13 @@ func (e *env) planFailure(v int) *failPlan {
 	if v == 0 || (v%2 == 1 && rng.Float64() >= 0.25) {
 		return nil
 	}
-	stages := rollouts[0].Stages
-	p := &failPlan{stage: rng.IntN(len(stages)), rollback: rng.Float64() < 0.6}
+	return newPlan(rng, rollouts[0])
+}
+
+// newPlan picks where and how a bad version of rollout r fails.
+func newPlan(rng *rand.Rand, r *chaos.Rollout) *failPlan {
+	stages := r.Stages
+	p := &failPlan{rollout: r, stage: rng.IntN(len(stages)), rollback: rng.Float64() < 0.6}
 	st := stages[p.stage]
 	perm := rng.Perm(len(st.Clusters))[:1+rng.IntN(len(st.Clusters))]
 	for _, i := range perm {
@@ -86,7 +93,7 @@ func (p *failPlan) String() string {
 	if p.rollback {
 		then = "roll back"
 	}
-	return fmt.Sprintf("failing on %v at stage %s (%s), then %s", p.clusters, rollouts[0].Stages[p.stage].Name, how, then)
+	return fmt.Sprintf("%s failing on %v at stage %s (%s), then %s", p.rollout.Name, p.clusters, p.rollout.Stages[p.stage].Name, how, then)
 }
 
 // onFailure is the promotion's onFailure line, none for a good version.
@@ -141,6 +148,16 @@ func (e *env) settled(ctx context.Context, v int, p *failPlan, generation int64,
 	if p.rollback {
 		outcome = configv1beta1.OutcomeRolledBack
 	}
+	if err := e.outcome(ctx, v, generation, outcome); err != nil {
+		return err
+	}
+	return e.converged(ctx, rollouts[0], want)
+}
+
+// outcome waits until the promotion's history gives version v, the one of generation or later,
+// the outcome. A good version is awaited until Succeeded too: only then is it the last known
+// good one a later rollback goes back to, and the records may show it everywhere a moment before.
+func (e *env) outcome(ctx context.Context, v int, generation int64, outcome string) error {
 	var where string
 	err := retry(ctx, func(ctx context.Context) error {
 		pr := &configv1beta1.ClusterPromotion{}
@@ -161,5 +178,5 @@ func (e *env) settled(ctx context.Context, v int, p *failPlan, generation int64,
 	if err != nil {
 		return fmt.Errorf("version %d did not end %s: promotion %s", v, outcome, where)
 	}
-	return e.converged(ctx, rollouts[0], want)
+	return nil
 }

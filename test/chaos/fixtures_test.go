@@ -154,14 +154,13 @@ data:
 }
 
 // fleetResources are what the ClusterResourcePlacement places: the namespace, a ConfigMap with
-// the message and a Deployment with the image.
-func fleetResources(version int) []string {
-	return []string{
-		fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: %s}, data: {message: %s}}", fleetNS, message(version)),
-		fmt.Sprintf(`
+// the message and a Deployment with the image, annotated with the clusters that refuse it. A bad
+// version (bad) leaves the ConfigMap as it was.
+func fleetResources(version int, bad *failPlan) []string {
+	deployment := fmt.Sprintf(`
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: chaos, namespace: %s}
+metadata: {name: chaos, namespace: %s, annotations: {%s: " %s "}}
 spec:
   replicas: 1
   selector: {matchLabels: {app: chaos}}
@@ -169,13 +168,18 @@ spec:
     metadata: {labels: {app: chaos}}
     spec:
       containers: [{name: web, image: %s}]
-`, fleetNS, image(version)),
+`, fleetNS, failsOnAnnotation, strings.Join(bad.failingClusters(), " "), image(version))
+	if bad != nil {
+		return []string{deployment}
+	}
+	return []string{
+		fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: %s}, data: {message: %s}}", fleetNS, message(version)),
+		deployment,
 	}
 }
 
 // fleetSetup is the Kubefleet dialect's placement and strategy, in v1 as Kubefleet's docs write
-// them: the same stages, a TimedWait after dev, one cluster at a time in staging and an approval
-// after it.
+// them.
 func fleetSetup() []string {
 	return []string{
 		fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", fleetNS),
@@ -188,22 +192,7 @@ spec:
   policy: {placementType: PickAll}
   strategy: {type: External}
 `, fleetNS),
-		fmt.Sprintf(`
-apiVersion: placement.kubernetes-fleet.io/v1
-kind: ClusterStagedUpdateStrategy
-metadata: {name: chaos}
-spec:
-  stages:
-  - name: dev
-    labelSelector: {matchLabels: {env: dev}}
-    afterStageTasks: [{type: TimedWait, waitTime: %s}]
-  - name: staging
-    labelSelector: {matchLabels: {env: staging}}
-    maxConcurrency: 1
-    afterStageTasks: [{type: Approval}]
-  - name: prod
-    labelSelector: {matchLabels: {env: prod}}
-`, soak),
+		strategy(nil),
 	}
 }
 

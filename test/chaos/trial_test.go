@@ -60,21 +60,29 @@ func TestCrashTrials(t *testing.T) {
 	var kills, outages, violations, failing, rollbacks, deadlines int
 	for range trials {
 		v := e.next()
-		plan := e.planFailure(v)
+		plan, fleetPlan := e.planFailure(v), e.planFleetFailure(v)
 		outage := "mgmt"
 		if v%2 == 1 {
 			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
 		}
 		start := time.Now()
-		f, found, err := e.trial(t.Context(), v, outage, plan)
-		if plan != nil {
+		f, found, err := e.trial(t.Context(), v, outage, plan, fleetPlan)
+		versions := "good versions"
+		for _, p := range []*failPlan{plan, fleetPlan} {
+			if p == nil {
+				continue
+			}
+			versions = p.String()
 			failing++
-			if plan.rollback {
+			if p.rollback {
 				rollbacks++
 			}
-			if plan.deadline > 0 {
+			if p.deadline > 0 {
 				deadlines++
 			}
+		}
+		if plan != nil && fleetPlan != nil {
+			versions = plan.String() + "; " + fleetPlan.String()
 		}
 		kills += f.kills
 		outages += f.outages
@@ -83,7 +91,7 @@ func TestCrashTrials(t *testing.T) {
 		if f.outages > 0 {
 			down = outage + " API server down mid-wave"
 		}
-		t.Logf("trial %d: %s, %d kills, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, plan, len(found))
+		t.Logf("trial %d: %s, %d kills, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, versions, len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -143,6 +151,9 @@ var rolledOut int
 // is rolled back to it.
 var lastGood int
 
+// fleetLastGood is the Kubefleet dialect's last version that went through every stage.
+var fleetLastGood int
+
 // next is the version the next trial rolls out: 0 for the faultless first rollout of the first
 // run, then 1, 2, ….
 func (e *env) next() int {
@@ -181,10 +192,13 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
 	}
+	if err == nil {
+		err = refuseFailing(ctx)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := e.trial(ctx, e.next(), "", nil); err != nil || len(found) > 0 {
+	if _, found, err := e.trial(ctx, e.next(), "", nil, nil); err != nil || len(found) > 0 {
 		t.Fatalf("rolling out version 0 without faults: %v %v (the fleet's logs are kept in %s)", err, found, keepLogs(t))
 	}
 	return e
@@ -194,17 +208,20 @@ func setUp(t *testing.T, seed uint64) *env {
 // until every cluster runs it (or, for a version bad as plan says, until the promotion stopped
 // or rolled it back), and judges the records. It returns the faults it injected and the
 // violations.
-func (e *env) trial(ctx context.Context, v int, outage string, plan *failPlan) (*faults, []chaos.Violation, error) {
+func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *failPlan) (*faults, []chaos.Violation, error) {
 	e.rec.Mark()
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	sveltosApproval, fleetApproval := make(chan int64, 1), make(chan int64, 1)
-	base := chaos.Expect{Image: image(v), Message: message(v)}
-	wants := []chaos.Expect{plan.expect(base, lastGood, time.Now()), base}
+	base, fleetBase := chaos.Expect{Image: image(v), Message: message(v)}, chaos.Expect{Image: image(v), Message: message(v)}
+	if fleetPlan != nil {
+		fleetBase.Message = message(fleetLastGood) // a bad version leaves the content as it was
+	}
+	wants := []chaos.Expect{plan.expect(base, lastGood, time.Now()), fleetPlan.expect(fleetBase, fleetLastGood, time.Now())}
 
 	rollout, rolloutCtx := errgroup.WithContext(ctx)
 	rollout.Go(func() error { return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval) })
-	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
+	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetPlan, wants[1], fleetApproval) })
 
 	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
 	faultCtx, stopFaults := context.WithCancel(ctx)
@@ -237,6 +254,9 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan *failPlan) (
 	}
 	if plan == nil {
 		lastGood = v
+	}
+	if fleetGood = fleetPlan == nil; fleetGood {
+		fleetLastGood = v
 	}
 	return f, found, nil
 }
@@ -313,16 +333,23 @@ func (e *env) promote(ctx context.Context, v int, plan *failPlan, want chaos.Exp
 	if plan != nil {
 		return e.settled(ctx, v, plan, generation, want)
 	}
-	return e.converged(ctx, rollouts[0], want)
+	if err := e.converged(ctx, rollouts[0], want); err != nil {
+		return err
+	}
+	return e.outcome(ctx, v, generation, configv1beta1.OutcomeSucceeded)
 }
 
 // approvalStage is the index of the stage whose manual trigger the trial approves.
 const approvalStage = 1
 
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
-// holds both, approves its staging stage and waits for the run to succeed.
-func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
-	if err := apply(ctx, e.c, fleetResources(v)...); err != nil {
+// holds both, approves its staging stage and waits for the run to succeed. A bad version (plan)
+// changes only the Deployment, and its run is awaited until it failed or was rolled back.
+func (e *env) place(ctx context.Context, v int, plan *failPlan, want chaos.Expect, approval chan<- int64) error {
+	if err := apply(ctx, e.c, strategy(plan)); err != nil {
+		return err
+	}
+	if err := apply(ctx, e.c, fleetResources(v, plan)...); err != nil {
 		return err
 	}
 	var index string
@@ -333,7 +360,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		}
 		for _, s := range snaps.Items {
 			data, _ := json.Marshal(s.Spec.SelectedResources)
-			if strings.Contains(string(data), image(v)) && strings.Contains(string(data), `"message":"`+message(v)+`"`) {
+			if snapshotHolds(data, want.Image, want.Message) {
 				index = s.Labels[placementv1beta1.ResourceIndexLabel]
 				return nil
 			}
@@ -345,6 +372,10 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	}
 	if err != nil {
 		return err
+	}
+	if plan != nil && plan.stage <= approvalStage {
+		approval <- 0
+		return e.runSettled(ctx, v, plan, want)
 	}
 	req := &placementv1beta1.ClusterApprovalRequest{}
 	name := fmt.Sprintf("chaos-%d-staging", v)
@@ -360,7 +391,10 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(req)
-	if err := e.converged(ctx, rollouts[1], chaos.Expect{Image: image(v), Message: message(v)}); err != nil {
+	if plan != nil {
+		return e.runSettled(ctx, v, plan, want)
+	}
+	if err := e.converged(ctx, rollouts[1], want); err != nil {
 		return fmt.Errorf("%w; %s", err, e.runState(v))
 	}
 	return retry(ctx, func(ctx context.Context) error {
