@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the crash trials (test/chaos) as PARALLEL independent sandbox fleets, TRIALS in all, and
-# sums their verdicts into one line: "trials N, kills K, violations V". Each fleet gets its own
+# sums their verdicts into one line: "trials N, kills K, violations V", after a line counting the
+# kinds of trials: "failing versions F, rollbacks R, deadlines D". Each fleet gets its own
 # seed (CHAOS_SEED, or a random one, plus the fleet's number), printed so a run can be replayed.
 set -euo pipefail
 
@@ -26,6 +27,8 @@ for pid in "${pids[@]}"; do
 done
 
 grep -h 'trial [0-9]*:' "$logs"/fleet-*.log | sed 's/^ *trial_test.go:[0-9]*: //' || true
+awk '/^failing versions [0-9]+, rollbacks [0-9]+, deadlines [0-9]+$/ { gsub(",", ""); f += $3; r += $5; d += $7 }
+	END { printf "failing versions %d, rollbacks %d, deadlines %d\n", f, r, d }' "$logs"/fleet-*.log
 awk '/^trials [0-9]+, kills [0-9]+, violations [0-9]+$/ { gsub(",", ""); t += $2; k += $4; v += $6; n++ }
 	END { printf "trials %d, kills %d, violations %d\n", t, k, v; exit (n == 0) }' "$logs"/fleet-*.log || failed=1
 if [ "$failed" -ne 0 ]; then

@@ -21,6 +21,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,14 +70,18 @@ var rollouts = []*chaos.Rollout{
 
 // promotion is the Sveltos dialect's rollout: the test chart, its image in the spec and its
 // message in a ConfigMap, three stages, one release at a time, a soak after dev and an approval
-// after staging. A Deployment counts as updated once every replica runs its spec.
-func promotion(repoURL string, version int) string {
+// after staging. A Deployment counts as updated once every replica runs its spec, and healthy
+// unless the version names its cluster among those it fails on (bad): the chart writes both
+// onto the Deployment, the cluster's name templated per cluster. A bad version's stage gets its
+// failure budget and deadline, and the promotion its onFailure.
+func promotion(repoURL string, version int, bad *failPlan) string {
 	return fmt.Sprintf(`
 apiVersion: config.projectsveltos.io/v1beta1
 kind: ClusterPromotion
 metadata:
   name: chaos
 spec:
+  %[6]s
   profileSpec:
     maxUpdate: 1
     helmCharts:
@@ -90,6 +95,9 @@ spec:
       values: |
         replicas: 1
         image: %[3]s
+        annotations:
+          %[7]s: "{{ .Cluster.metadata.name }}"
+          %[8]s: " %[9]s "
       valuesFrom:
       - {kind: ConfigMap, namespace: %[4]s, name: chaos-values}
     validateHealths:
@@ -106,17 +114,34 @@ spec:
           has(self.status.updatedReplicas) && self.status.updatedReplicas == self.spec.replicas &&
           has(self.status.replicas) && self.status.replicas == self.spec.replicas &&
           has(self.status.availableReplicas) && self.status.availableReplicas == self.spec.replicas
+    - name: version-healthy
+      featureID: Helm
+      group: apps
+      version: v1
+      kind: Deployment
+      namespace: %[2]s
+      evaluateCEL:
+      - name: cluster-not-failed-by-the-version
+        rule: >-
+          !self.metadata.annotations['%[8]s'].contains(' ' + self.metadata.annotations['%[7]s'] + ' ')
   stages:
   - name: dev
     clusterSelector: {matchLabels: {env: dev}}
-    trigger: {auto: {delay: %[5]s}}
+    trigger: {auto: {delay: %[5]s}}%[10]s
   - name: staging
     clusterSelector: {matchLabels: {env: staging}}
-    trigger: {manual: {automaticReset: true}}
+    trigger: {manual: {automaticReset: true}}%[11]s
   - name: prod
-    clusterSelector: {matchLabels: {env: prod}}
-`, repoURL, sveltosNS, image(version), sourcesNS, soak)
+    clusterSelector: {matchLabels: {env: prod}}%[12]s
+`, repoURL, sveltosNS, image(version), sourcesNS, soak, bad.onFailure(), clusterAnnotation, failsOnAnnotation,
+		strings.Join(bad.failingClusters(), " "), bad.budget(0), bad.budget(1), bad.budget(2))
 }
+
+// The Deployment's annotations that the version-healthy check compares.
+const (
+	clusterAnnotation = "chaos.stagecoach.dev/cluster"
+	failsOnAnnotation = "chaos.stagecoach.dev/fails-on"
+)
 
 func sveltosValues(version int) string {
 	return fmt.Sprintf(`
@@ -129,14 +154,13 @@ data:
 }
 
 // fleetResources are what the ClusterResourcePlacement places: the namespace, a ConfigMap with
-// the message and a Deployment with the image.
-func fleetResources(version int) []string {
-	return []string{
-		fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: %s}, data: {message: %s}}", fleetNS, message(version)),
-		fmt.Sprintf(`
+// the message and a Deployment with the image, annotated with the clusters that refuse it. A bad
+// version (bad) leaves the ConfigMap as it was.
+func fleetResources(version int, bad *failPlan) []string {
+	deployment := fmt.Sprintf(`
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: chaos, namespace: %s}
+metadata: {name: chaos, namespace: %s, annotations: {%s: " %s "}}
 spec:
   replicas: 1
   selector: {matchLabels: {app: chaos}}
@@ -144,13 +168,18 @@ spec:
     metadata: {labels: {app: chaos}}
     spec:
       containers: [{name: web, image: %s}]
-`, fleetNS, image(version)),
+`, fleetNS, failsOnAnnotation, strings.Join(bad.failingClusters(), " "), image(version))
+	if bad != nil {
+		return []string{deployment}
+	}
+	return []string{
+		fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: settings, namespace: %s}, data: {message: %s}}", fleetNS, message(version)),
+		deployment,
 	}
 }
 
 // fleetSetup is the Kubefleet dialect's placement and strategy, in v1 as Kubefleet's docs write
-// them: the same stages, a TimedWait after dev, one cluster at a time in staging and an approval
-// after it.
+// them.
 func fleetSetup() []string {
 	return []string{
 		fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", fleetNS),
@@ -163,22 +192,7 @@ spec:
   policy: {placementType: PickAll}
   strategy: {type: External}
 `, fleetNS),
-		fmt.Sprintf(`
-apiVersion: placement.kubernetes-fleet.io/v1
-kind: ClusterStagedUpdateStrategy
-metadata: {name: chaos}
-spec:
-  stages:
-  - name: dev
-    labelSelector: {matchLabels: {env: dev}}
-    afterStageTasks: [{type: TimedWait, waitTime: %s}]
-  - name: staging
-    labelSelector: {matchLabels: {env: staging}}
-    maxConcurrency: 1
-    afterStageTasks: [{type: Approval}]
-  - name: prod
-    labelSelector: {matchLabels: {env: prod}}
-`, soak),
+		strategy(nil),
 	}
 }
 

@@ -26,6 +26,7 @@ package chaos
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -63,6 +64,9 @@ func TestMain(m *testing.M) {
 func runController(kubeconfig string) error {
 	return testenv.RunControllerProcess(kubeconfig, func(mgr ctrl.Manager) error {
 		return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second,
-			ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks}})
+			ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks},
+			// The fleet's own chart cache: the shared one may hold another run's chart of the same
+			// version from a chart repository that had the same port.
+			ChartCacheDir: filepath.Join(filepath.Dir(kubeconfig), "chart-cache")})
 	})
 }

@@ -48,22 +48,42 @@ import (
 // TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),
 // each a spec change and a ConfigMap edit, through both dialects at once while the controller is
 // SIGKILLed every few seconds; odd trials also stop a staging cluster's API server mid-wave, even
-// ones the management cluster's. CHAOS_SEED replays a run's random choices.
+// ones the management cluster's. In the Sveltos dialect, even trials and some odd ones roll out
+// a bad version, which fails at a random stage (planFailure). CHAOS_SEED replays a run's random
+// choices.
 func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
 	e := setUp(t, seed)
 
-	var kills, outages, violations int
+	var kills, outages, violations, failing, rollbacks, deadlines int
 	for range trials {
 		v := e.next()
+		plan, fleetPlan := e.planFailure(v), e.planFleetFailure(v)
 		outage := "mgmt"
 		if v%2 == 1 {
 			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
 		}
 		start := time.Now()
-		f, found, err := e.trial(t.Context(), v, outage)
+		f, found, err := e.trial(t.Context(), v, outage, plan, fleetPlan)
+		versions := "good versions"
+		for _, p := range []*failPlan{plan, fleetPlan} {
+			if p == nil {
+				continue
+			}
+			versions = p.String()
+			failing++
+			if p.rollback {
+				rollbacks++
+			}
+			if p.deadline > 0 {
+				deadlines++
+			}
+		}
+		if plan != nil && fleetPlan != nil {
+			versions = plan.String() + "; " + fleetPlan.String()
+		}
 		kills += f.kills
 		outages += f.outages
 		violations += len(found)
@@ -71,7 +91,7 @@ func TestCrashTrials(t *testing.T) {
 		if f.outages > 0 {
 			down = outage + " API server down mid-wave"
 		}
-		t.Logf("trial %d: %s, %d kills, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, len(found))
+		t.Logf("trial %d: %s, %d kills, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, versions, len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -80,8 +100,11 @@ func TestCrashTrials(t *testing.T) {
 		}
 	}
 	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
+	kinds := fmt.Sprintf("failing versions %d, rollbacks %d, deadlines %d", failing, rollbacks, deadlines)
 	t.Logf("%d API server outages", outages)
+	t.Log(kinds)
 	t.Log(summary)
+	fmt.Println(kinds)
 	fmt.Println(summary)
 }
 
@@ -124,6 +147,13 @@ type env struct {
 // asking for one the fleet already runs.
 var rolledOut int
 
+// lastGood is the last version the Sveltos dialect rolled out through every stage: a bad one
+// is rolled back to it.
+var lastGood int
+
+// fleetLastGood is the Kubefleet dialect's last version that went through every stage.
+var fleetLastGood int
+
 // next is the version the next trial rolls out: 0 for the faultless first rollout of the first
 // run, then 1, 2, ….
 func (e *env) next() int {
@@ -162,27 +192,36 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
 	}
+	if err == nil {
+		err = refuseFailing(ctx)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := e.trial(ctx, e.next(), ""); err != nil || len(found) > 0 {
+	if _, found, err := e.trial(ctx, e.next(), "", nil, nil); err != nil || len(found) > 0 {
 		t.Fatalf("rolling out version 0 without faults: %v %v (the fleet's logs are kept in %s)", err, found, keepLogs(t))
 	}
 	return e
 }
 
 // trial rolls out version v through both dialects, with faults unless outage is "", waits
-// until every cluster runs it, and judges the records. It returns the faults it injected and the
+// until every cluster runs it (or, for a version bad as plan says, until the promotion stopped
+// or rolled it back), and judges the records. It returns the faults it injected and the
 // violations.
-func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos.Violation, error) {
+func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *failPlan) (*faults, []chaos.Violation, error) {
 	e.rec.Mark()
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	sveltosApproval, fleetApproval := make(chan int64, 1), make(chan int64, 1)
+	base, fleetBase := chaos.Expect{Image: image(v), Message: message(v)}, chaos.Expect{Image: image(v), Message: message(v)}
+	if fleetPlan != nil {
+		fleetBase.Message = message(fleetLastGood) // a bad version leaves the content as it was
+	}
+	wants := []chaos.Expect{plan.expect(base, lastGood, time.Now()), fleetPlan.expect(fleetBase, fleetLastGood, time.Now())}
 
 	rollout, rolloutCtx := errgroup.WithContext(ctx)
-	rollout.Go(func() error { return e.promote(rolloutCtx, v, sveltosApproval) })
-	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
+	rollout.Go(func() error { return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval) })
+	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetPlan, wants[1], fleetApproval) })
 
 	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
 	faultCtx, stopFaults := context.WithCancel(ctx)
@@ -205,12 +244,19 @@ func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos
 	}
 	var found []chaos.Violation
 	for i, approval := range []int64{<-sveltosApproval, <-fleetApproval} {
-		want := chaos.Expect{Image: image(v), Message: message(v), Approvals: map[string]int64{image(v): approval, message(v): approval}}
+		want := wants[i]
+		want.Approvals = map[string]int64{image(v): approval, message(v): approval}
 		broken := chaos.Check(rollouts[i], initial, writes, want)
 		if len(broken) > 0 {
 			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
 		}
 		found = append(found, broken...)
+	}
+	if plan == nil {
+		lastGood = v
+	}
+	if fleetGood = fleetPlan == nil; fleetGood {
+		fleetLastGood = v
 	}
 	return f, found, nil
 }
@@ -226,9 +272,8 @@ func (e *env) waveStarted() bool {
 	return false
 }
 
-// converged waits until the records show every cluster of the rollout settled on version v.
-func (e *env) converged(ctx context.Context, r *chaos.Rollout, v int) error {
-	want := chaos.Expect{Image: image(v), Message: message(v)}
+// converged waits until the records show every cluster of the rollout settled where want says.
+func (e *env) converged(ctx context.Context, r *chaos.Rollout, want chaos.Expect) error {
 	var pending string
 	err := retry(ctx, func(context.Context) error {
 		initial, writes, err := e.rec.Since()
@@ -241,15 +286,17 @@ func (e *env) converged(ctx context.Context, r *chaos.Rollout, v int) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s did not converge on version %d: %s", r.Name, v, pending)
+		return fmt.Errorf("%s did not converge on %s, %s: %s", r.Name, want.Image, want.Message, pending)
 	}
 	return nil
 }
 
 // promote changes the promotion's content, then its spec, approves staging once the new version
-// is there, and waits for every cluster to run it. The approval's revision goes to approval.
-func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
-	if err := apply(ctx, e.c, sveltosValues(v), promotion(e.repo, v)); err != nil {
+// is there, and waits for every cluster to run it. The approval's revision goes to approval. A
+// bad version (plan) that fails before the approval is not approved; the trial waits for it to
+// fail instead.
+func (e *env) promote(ctx context.Context, v int, plan *failPlan, want chaos.Expect, approval chan<- int64) error {
+	if err := apply(ctx, e.c, sveltosValues(v), promotion(e.repo, v, plan)); err != nil {
 		return err
 	}
 	p := &configv1beta1.ClusterPromotion{}
@@ -257,6 +304,10 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	generation := p.Generation
+	if plan != nil && plan.stage <= approvalStage {
+		approval <- 0
+		return e.settled(ctx, v, plan, generation, want)
+	}
 	err := retry(ctx, func(ctx context.Context) error {
 		if err := e.c.Get(ctx, client.ObjectKey{Name: "chaos"}, p); err != nil {
 			return err
@@ -279,13 +330,26 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(p)
-	return e.converged(ctx, rollouts[0], v)
+	if plan != nil {
+		return e.settled(ctx, v, plan, generation, want)
+	}
+	if err := e.converged(ctx, rollouts[0], want); err != nil {
+		return err
+	}
+	return e.outcome(ctx, v, generation, configv1beta1.OutcomeSucceeded)
 }
 
+// approvalStage is the index of the stage whose manual trigger the trial approves.
+const approvalStage = 1
+
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
-// holds both, approves its staging stage and waits for the run to succeed.
-func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
-	if err := apply(ctx, e.c, fleetResources(v)...); err != nil {
+// holds both, approves its staging stage and waits for the run to succeed. A bad version (plan)
+// changes only the Deployment, and its run is awaited until it failed or was rolled back.
+func (e *env) place(ctx context.Context, v int, plan *failPlan, want chaos.Expect, approval chan<- int64) error {
+	if err := apply(ctx, e.c, strategy(plan)); err != nil {
+		return err
+	}
+	if err := apply(ctx, e.c, fleetResources(v, plan)...); err != nil {
 		return err
 	}
 	var index string
@@ -296,7 +360,7 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		}
 		for _, s := range snaps.Items {
 			data, _ := json.Marshal(s.Spec.SelectedResources)
-			if strings.Contains(string(data), image(v)) && strings.Contains(string(data), `"message":"`+message(v)+`"`) {
+			if snapshotHolds(data, want.Image, want.Message) {
 				index = s.Labels[placementv1beta1.ResourceIndexLabel]
 				return nil
 			}
@@ -308,6 +372,10 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	}
 	if err != nil {
 		return err
+	}
+	if plan != nil && plan.stage <= approvalStage {
+		approval <- 0
+		return e.runSettled(ctx, v, plan, want)
 	}
 	req := &placementv1beta1.ClusterApprovalRequest{}
 	name := fmt.Sprintf("chaos-%d-staging", v)
@@ -323,7 +391,10 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(req)
-	if err := e.converged(ctx, rollouts[1], v); err != nil {
+	if plan != nil {
+		return e.runSettled(ctx, v, plan, want)
+	}
+	if err := e.converged(ctx, rollouts[1], want); err != nil {
 		return fmt.Errorf("%w; %s", err, e.runState(v))
 	}
 	return retry(ctx, func(ctx context.Context) error {

@@ -33,6 +33,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -43,7 +44,11 @@ type Write struct {
 	// Rev is etcd's revision of the write: one order for every cluster of the fleet.
 	Rev int64
 	// At is when the recorder received it.
-	At      time.Time
+	At time.Time
+	// Stamp is the API server's own time of the write: the latest managedFields time of the
+	// object (or its creationTimestamp), which the API server sets as it takes the write and
+	// stores truncated to the second. Zero for a deletion.
+	Stamp   time.Time
 	Cluster string
 	// Resource, Namespace and Name locate the object: "deployments", "configmaps", "secrets".
 	Resource, Namespace, Name string
@@ -139,8 +144,25 @@ func (r *Recorder) decode(key string, value []byte, rev int64, at time.Time, del
 			return Write{}, false
 		}
 		w.Object = obj
+		w.Stamp = serverTime(obj)
 	}
 	return w, true
+}
+
+// serverTime is the latest time the API server wrote into the object: a write that changes a
+// field updates its manager's managedFields time, so the latest one is the write's own.
+func serverTime(obj runtime.Object) time.Time {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return time.Time{}
+	}
+	t := m.GetCreationTimestamp().Time
+	for _, f := range m.GetManagedFields() {
+		if f.Time != nil && f.Time.After(t) {
+			t = f.Time.Time
+		}
+	}
+	return t
 }
 
 // Since returns the state recorded before the recorder started, the writes recorded since, and

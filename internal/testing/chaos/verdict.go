@@ -73,11 +73,19 @@ const (
 	RuleInFlight  = "in flight"
 	RuleRemoved   = "removed"
 	RuleConverged = "converged"
+	// Rules of a trial whose version fails (Expect.Failure).
+	RuleFailedVersion = "failed version"
+	RuleRollback      = "rollback"
+	RuleDeadline      = "deadline"
 )
 
-// SoakTolerance absorbs the delay between a write and its arrival at the recorder, which the
-// recorder's clock measures: a gap between two writes is measured up to that much short.
-const SoakTolerance = 500 * time.Millisecond
+// SoakTolerance is how much shorter than a soak the gap between two writes may look. The gap is
+// measured on the API servers' own times of the writes (Write.Stamp), which are stored truncated
+// to the second: a true gap of at least the soak can look up to a second shorter, never more,
+// so a measured gap of a whole second less than the soak or under is a true gap below it. The
+// machine's clock is the one every API server of the sandbox reads, and a write's time is taken
+// before it commits, so no delivery delay enters the measure.
+const SoakTolerance = time.Second
 
 // Expect is what a rollout must end on, and the approvals given along the way.
 type Expect struct {
@@ -86,6 +94,9 @@ type Expect struct {
 	// Approvals maps a version value (an image or a message) to the revision of the approval
 	// given for the version that introduced it.
 	Approvals map[string]int64
+	// Failure, when set, says the version (Image, Message) is bad: it fails at a stage, and
+	// the rollout ends as the failure says rather than on the version.
+	Failure *Failure
 }
 
 // cluster is what the records say of one rollout on one cluster after some write.
@@ -130,10 +141,20 @@ func rolledOut(d *appsv1.Deployment) bool {
 	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.Replicas == want && s.AvailableReplicas == want
 }
 
-// mark is when something was first seen: a revision and the recorder's clock.
+// mark is when something was first seen: a revision, the recorder's clock and the API
+// server's time of the write.
 type mark struct {
-	rev int64
-	at  time.Time
+	rev   int64
+	at    time.Time
+	stamp time.Time
+}
+
+// since is the time from b to a, on the API servers' times when both writes have one.
+func (a mark) since(b mark) time.Duration {
+	if a.stamp.IsZero() || b.stamp.IsZero() {
+		return a.at.Sub(b.at)
+	}
+	return a.stamp.Sub(b.stamp)
 }
 
 // field is one versioned value: the image or the message.
@@ -150,10 +171,12 @@ type replay struct {
 	settledWith map[string]map[field]mark
 	violations  []Violation
 	inFlightMax []int
+	want        Expect
+	failing     *failing
 }
 
-func newReplay(r *Rollout) *replay {
-	p := &replay{r: r, stageOf: map[string]int{}, clusters: map[string]*cluster{}, settledWith: map[string]map[field]mark{}}
+func newReplay(r *Rollout, want Expect) *replay {
+	p := &replay{r: r, want: want, stageOf: map[string]int{}, clusters: map[string]*cluster{}, settledWith: map[string]map[field]mark{}}
 	for i, s := range r.Stages {
 		for _, c := range s.Clusters {
 			p.stageOf[c] = i
@@ -163,6 +186,9 @@ func newReplay(r *Rollout) *replay {
 		p.firstSeen = append(p.firstSeen, map[field]mark{})
 	}
 	p.inFlightMax = make([]int, len(r.Stages))
+	if want.Failure != nil {
+		p.failing = newFailing(len(r.Stages), want)
+	}
 	return p
 }
 
@@ -204,12 +230,13 @@ func (p *replay) apply(w Write, initial bool) {
 	if initial {
 		return
 	}
-	m := mark{rev: w.Rev, at: w.At}
+	m := mark{rev: w.Rev, at: w.At, stamp: w.Stamp}
 	for _, f := range c.fields() {
 		if !slices.Contains(before, f) {
 			if _, seen := p.firstSeen[stage][f]; !seen {
 				p.firstSeen[stage][f] = m
 			}
+			p.failing.arrived(stage, f, m)
 		}
 	}
 	if c.settled() {
@@ -220,6 +247,7 @@ func (p *replay) apply(w Write, initial bool) {
 		}
 	}
 	p.checkInFlight(stage, w)
+	p.failing.settled(p, m)
 }
 
 // applyRelease follows Helm's release records: Secrets labelled owner=helm and name=<release>.
@@ -274,6 +302,9 @@ func (p *replay) checkGates(approvals map[string]int64) {
 			return strings.Compare(a.kind+"\x00"+a.value, b.kind+"\x00"+b.value)
 		})
 		for _, f := range fields {
+			if p.failing.isGood(f) {
+				continue // going back, without gates
+			}
 			first := p.firstSeen[k][f]
 			var done mark
 			for _, c := range prev.Clusters {
@@ -288,9 +319,9 @@ func (p *replay) checkGates(approvals map[string]int64) {
 					done = s
 				}
 			}
-			if done.rev > 0 && prev.Soak > 0 && first.at.Sub(done.at) < prev.Soak-SoakTolerance {
-				p.violate(RuleSoak, "%s %s reached stage %s %s after stage %s was done with it; the soak is %s",
-					f.kind, f.value, p.r.Stages[k].Name, first.at.Sub(done.at).Round(time.Millisecond), prev.Name, prev.Soak)
+			if done.rev > 0 && prev.Soak > 0 && first.since(done) <= prev.Soak-SoakTolerance {
+				p.violate(RuleSoak, "%s %s reached stage %s %s after stage %s was done with it (revisions %d, %d); the soak is %s",
+					f.kind, f.value, p.r.Stages[k].Name, first.since(done).Round(time.Millisecond), prev.Name, done.rev, first.rev, prev.Soak)
 			}
 			if prev.Approval {
 				if a, ok := approvals[f.value]; !ok || a > first.rev {
@@ -302,15 +333,33 @@ func (p *replay) checkGates(approvals map[string]int64) {
 	}
 }
 
-// checkFinal verifies that every cluster ends settled on the expected versions.
+// checkFinal verifies that every cluster ends settled on the versions it must end on.
 func (p *replay) checkFinal(want Expect) {
-	for _, s := range p.r.Stages {
+	for k, s := range p.r.Stages {
+		end, rule, ok := finalWant(want, k)
+		if !ok {
+			continue
+		}
 		for _, name := range s.Clusters {
-			if d := p.clusters[name].describe(want); d != "" {
-				p.violate(RuleConverged, "%s ends %s", name, d)
+			if d := p.clusters[name].describe(end); d != "" {
+				p.violate(rule, "%s ends %s", name, d)
 			}
 		}
 	}
+}
+
+// finalWant says what the clusters of stage k must end on, and the rule broken otherwise; ok is
+// false when the trial promises nothing of what they end on.
+func finalWant(want Expect, k int) (end Expect, rule string, ok bool) {
+	switch f := want.Failure; {
+	case f == nil:
+		return want, RuleConverged, true
+	case f.Rollback && k <= f.Stage:
+		return Expect{Image: f.GoodImage, Message: f.GoodMessage}, RuleRollback, true
+	case !f.Rollback && k < f.Stage:
+		return want, RuleConverged, true
+	}
+	return Expect{}, "", false
 }
 
 // describe says how the cluster differs from want, "" if it does not.
@@ -329,7 +378,7 @@ func (c *cluster) describe(want Expect) string {
 // Check replays the records of one rollout, from the state before the trial (initial) through
 // the writes made during it, and returns every promise broken.
 func Check(r *Rollout, initial, writes []Write, want Expect) []Violation {
-	p := newReplay(r)
+	p := newReplay(r, want)
 	for _, w := range initial {
 		p.apply(w, true)
 	}
@@ -337,14 +386,15 @@ func Check(r *Rollout, initial, writes []Write, want Expect) []Violation {
 		p.apply(w, false)
 	}
 	p.checkGates(want.Approvals)
+	p.checkFailure()
 	p.checkFinal(want)
 	return p.violations
 }
 
-// Pending says which clusters of the rollout are not yet settled on want, "" when none: a trial
-// waits for it to be empty before judging.
+// Pending says which clusters of the rollout are not yet settled on what they must end on (see
+// Expect.Failure), "" when none: a trial waits for it to be empty before judging.
 func Pending(r *Rollout, initial, writes []Write, want Expect) string {
-	p := newReplay(r)
+	p := newReplay(r, Expect{})
 	for _, w := range initial {
 		p.apply(w, true)
 	}
@@ -352,9 +402,13 @@ func Pending(r *Rollout, initial, writes []Write, want Expect) string {
 		p.apply(w, true)
 	}
 	var out []string
-	for _, s := range r.Stages {
+	for k, s := range r.Stages {
+		end, _, ok := finalWant(want, k)
+		if !ok {
+			continue
+		}
 		for _, name := range s.Clusters {
-			if d := p.clusters[name].describe(want); d != "" {
+			if d := p.clusters[name].describe(end); d != "" {
 				out = append(out, name+" "+d)
 			}
 		}
@@ -369,7 +423,7 @@ func Records(writes []Write, namespace string) string {
 		if w.Namespace != namespace {
 			continue
 		}
-		fmt.Fprintf(&b, "%d %s %s %s/%s", w.Rev, w.At.Format("15:04:05.000"), w.Cluster, w.Resource, w.Name)
+		fmt.Fprintf(&b, "%d %s (%s) %s %s/%s", w.Rev, w.At.Format("15:04:05.000"), w.Stamp.Format("15:04:05"), w.Cluster, w.Resource, w.Name)
 		switch o := w.Object.(type) {
 		case nil:
 			b.WriteString(" deleted")

@@ -62,7 +62,7 @@ func emptyHistory() *history {
 func (h *history) add(w Write) *history {
 	h.rev++
 	h.at = h.at.Add(100 * time.Millisecond)
-	w.Rev, w.At, w.Namespace = h.rev, h.at, "ns"
+	w.Rev, w.At, w.Stamp, w.Namespace = h.rev, h.at, h.at.Truncate(time.Second), "ns"
 	h.writes = append(h.writes, w)
 	return h
 }
