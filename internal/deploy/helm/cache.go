@@ -50,7 +50,10 @@ type CacheOptions struct {
 // Cache finds and downloads charts for every cluster of the fleet: one download per
 // (repository, chart, version), kept on disk, and one index.yaml fetch per repository per TTL.
 // Concurrent requests for the same archive or index wait for a single fetch. A chart asked for
-// by exact version and already on disk costs no network at all.
+// by exact version costs no network once this Cache has fetched it, or checked the copy on disk
+// against its repository's index: the directory may be shared with other processes, and a
+// repository at a reused address (a loopback port) may serve other content under the same
+// version.
 type Cache struct {
 	dir     string
 	ttl     time.Duration
@@ -62,6 +65,7 @@ type Cache struct {
 	mu      sync.Mutex
 	indexes map[string]cachedIndex // by repository URL
 	signed  sync.Map               // verifiedChart by chart, version asked and key (cosign.go)
+	checked sync.Map               // archive paths fetched or checked against their source by this Cache
 }
 
 type cachedIndex struct {
@@ -115,8 +119,10 @@ func (c *Cache) Fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Cr
 func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) ([]byte, string, error) {
 	if ref.version != "" && !isVersionRange(ref.version) {
 		path := c.archivePath(ref, ref.version)
-		if data, err := os.ReadFile(path); err == nil {
-			return data, path, nil
+		if _, ok := c.checked.Load(path); ok {
+			if data, err := os.ReadFile(path); err == nil {
+				return data, path, nil
+			}
 		}
 	}
 	if ref.kind == repoOCI {
@@ -131,7 +137,9 @@ func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) (
 		return nil, "", err
 	}
 	path := c.archivePath(ref, cv.Version)
-	data, err := c.once(path, func() ([]byte, error) {
+	data, err := c.onceChecked(path, func(data []byte) bool {
+		return cv.Digest != "" && verifyDigest(data, cv.Digest, ref, cv.Version) == nil
+	}, func() ([]byte, error) {
 		data, err := downloadChart(ctx, ref, cv, creds)
 		if err != nil {
 			return nil, err
@@ -160,6 +168,34 @@ func (c *Cache) once(path string, fetch func() ([]byte, error)) ([]byte, error) 
 			// The chart is in hand; failing to cache it only costs a later download.
 			c.log.Error(err, "caching chart archive", "path", path)
 		}
+		return data, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+// onceChecked is once for an archive whose copy on disk is used only if this Cache fetched it or
+// current says it matches its source; otherwise it is fetched again. Either way the path is then
+// known to be current, and an exact version is served from disk without asking (archive).
+func (c *Cache) onceChecked(path string, current func([]byte) bool, fetch func() ([]byte, error)) ([]byte, error) {
+	v, err, _ := c.group.Do("archive:"+path, func() (any, error) {
+		if data, err := os.ReadFile(path); err == nil {
+			if _, ok := c.checked.Load(path); ok || current(data) {
+				c.checked.Store(path, true)
+				return data, nil
+			}
+		}
+		data, err := fetch()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeAtomically(path, data); err != nil {
+			// The chart is in hand; failing to cache it only costs a later download.
+			c.log.Error(err, "caching chart archive", "path", path)
+		}
+		c.checked.Store(path, true)
 		return data, nil
 	})
 	if err != nil {

@@ -46,7 +46,8 @@ func (c *Cache) ociArchive(ctx context.Context, ref chartRef, creds *Credentials
 		version = picked
 	}
 	path := c.archivePath(ref, version)
-	data, err := c.once(path, func() ([]byte, error) {
+	// A tag names no digest to check a copy on disk against: it is pulled once per process.
+	data, err := c.onceChecked(path, func([]byte) bool { return false }, func() ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -236,6 +236,47 @@ func TestCacheBadArchives(t *testing.T) {
 	}
 }
 
+// TestCacheChecksCopiesOnDisk: a copy on disk that this Cache did not fetch (another process's,
+// from a repository that had the same address) is used only if it matches the index; a stale one
+// is downloaded again, and then served without the network.
+func TestCacheChecksCopiesOnDisk(t *testing.T) {
+	repo := serveCounting(t)
+	dir := t.TempDir()
+	first, err := NewCache(CacheOptions{Dir: dir, Log: testr.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := first.Fetch(ctx, webapp(repo.url, "1.0.0"), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Another process's copy of 1.0.0, from an earlier repository at the same address.
+	ref, _ := parseChartRef(webapp(repo.url, "1.0.0"))
+	stale, err := os.ReadFile(filepath.Join(repo.dir, "webapp-1.1.0.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first.archivePath(ref, "1.0.0"), stale, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewCache(CacheOptions{Dir: dir, Log: testr.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ch, err := second.Fetch(ctx, webapp(repo.url, "1.0.0"), nil)
+		if err != nil || ch.Metadata.Version != "1.0.0" {
+			t.Fatalf("fetch over a stale copy: %v, %v", ch, err)
+		}
+	}
+	if got := repo.hits("/webapp-1.0.0.tgz"); got != 2 {
+		t.Errorf("archive downloaded %d times, want 2 (once per Cache)", got)
+	}
+	if got := repo.hits("/index.yaml"); got != 2 {
+		t.Errorf("index.yaml fetched %d times, want 2 (once per Cache)", got)
+	}
+}
+
 // TestCacheOCI pulls charts from a plain-HTTP OCI registry: exact versions, ranges, the latest,
 // and clear errors for a missing version or chart.
 func TestCacheOCI(t *testing.T) {
