@@ -84,11 +84,12 @@ bench: build kube ## Benchmarks: health-check evaluation, cluster cache memory, 
 	./hack/measure-rollout.sh
 
 CLUSTERS ?= 1000
+SHARDS ?= 1
 BENCH_FLAGS ?=
 
 .PHONY: bench-scale
-bench-scale: build kube ## Scale benchmark: CLUSTERS simulated managed clusters (default 1000), a real management cluster, a promotion and an update run; prints one JSON line last (docs/performance.md).
-	go run ./hack/benchscale -clusters $(CLUSTERS) -stagecoach $(BIN)/stagecoach -kube-bin $(KUBE_BIN) $(BENCH_FLAGS)
+bench-scale: build kube ## Scale benchmark: CLUSTERS simulated managed clusters (default 1000), a real management cluster, SHARDS controller processes (default 1), a promotion and an update run; prints one JSON line last (docs/performance.md).
+	go run ./hack/benchscale -clusters $(CLUSTERS) -shards $(SHARDS) -stagecoach $(BIN)/stagecoach -kube-bin $(KUBE_BIN) $(BENCH_FLAGS)
 
 # The read side (the CLI's views, the planner, the operator actions, the dashboard, the demo)
 # stands below the controllers: no package it links may be a reconciler or one of their helpers.

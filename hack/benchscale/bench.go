@@ -54,8 +54,10 @@ type bench struct {
 	client client.Client
 
 	live, dead []*fleetsim.Cluster
-	ctrl       *controller
+	ctrl       *controllers
 	peakRSS    int64
+	// shardPeakRSS is each shard's peak over the processes replaced so far.
+	shardPeakRSS []int64
 }
 
 func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error) {
@@ -105,6 +107,9 @@ func (b *bench) close() {
 
 func (b *bench) run(ctx context.Context) (*result, error) {
 	res := &result{Clusters: b.opts.clusters, DeadClusters: len(b.dead), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
+	if b.opts.shards > 1 {
+		res.Shards = b.opts.shards
+	}
 	if err := b.register(ctx); err != nil {
 		return nil, err
 	}
@@ -124,7 +129,8 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		b.profile(ctx, "heap", "heap-idle.pprof")
 	}
 	if !b.opts.rollouts {
-		res.ControllerRSSMiB = mib(max(idle, b.peakRSS))
+		b.recordPeaks()
+		res.ControllerRSSMiB, res.ShardRSSMiB = mib(b.peakRSS), b.shardRSSMiB()
 		return res, nil
 	}
 
@@ -148,13 +154,13 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if b.opts.profile {
 		b.profile(ctx, "heap", "heap.pprof")
 	}
-	_, peak := b.ctrl.rss()
-	res.ControllerRSSMiB = mib(max(peak, b.peakRSS))
+	b.recordPeaks()
+	res.ControllerRSSMiB, res.ShardRSSMiB = mib(b.peakRSS), b.shardRSSMiB()
 	return res, nil
 }
 
-func (b *bench) startController(ctx context.Context, logName string) (*controller, error) {
-	return startController(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
+func (b *bench) startController(ctx context.Context, logName string) (*controllers, error) {
+	return startControllers(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
 }
 
 // register writes, for every simulated cluster, a kubeconfig Secret, a SveltosCluster and a
@@ -170,13 +176,14 @@ func (b *bench) register(ctx context.Context) error {
 	for i, c := range clusters {
 		g.Go(func() error {
 			return registration.Register(gctx, b.client, registration.Cluster{
-				Namespace:  fleetNamespace,
-				Name:       c.Name(),
-				Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
-				Kubeconfig: c.Kubeconfig(),
-				Member:     true,
-				Manager:    sandbox.FieldManager,
-				Identity:   sandbox.AdminUser,
+				Namespace:   fleetNamespace,
+				Name:        c.Name(),
+				Labels:      map[string]string{stageLabel: stageOf(i, len(clusters))},
+				Annotations: shardAnnotations(i, b.opts.shards),
+				Kubeconfig:  c.Kubeconfig(),
+				Member:      true,
+				Manager:     sandbox.FieldManager,
+				Identity:    sandbox.AdminUser,
 			})
 		})
 	}

@@ -53,6 +53,8 @@ type options struct {
 	rollouts       bool
 	promotion      bool
 	controllerArgs stringList
+	// shards is how many controller processes serve the fleet, each a shard of it.
+	shards int
 	// memoryLimit, in bytes, is the controller's memory limit as a container's would be; 0 is
 	// none.
 	memoryLimit int64
@@ -88,6 +90,11 @@ type result struct {
 	// ManagementRequestsPerCluster is the requests the controller made to the management
 	// cluster during the promotion, per live cluster.
 	ManagementRequestsPerCluster float64 `json:"management_requests_per_cluster"`
+	// Shards is -shards, when more than one.
+	Shards int `json:"shards,omitempty"`
+	// ShardRSSMiB is each shard's peak resident memory, the default shard first, with more
+	// than one shard; ControllerRSSMiB is then the peak of their sum.
+	ShardRSSMiB []float64 `json:"shard_rss_mib,omitempty"`
 	// MemoryLimitMiB is -memory-limit, when set.
 	MemoryLimitMiB float64 `json:"memory_limit_mib,omitempty"`
 }
@@ -107,6 +114,7 @@ func main() {
 	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
 	flag.BoolVar(&opts.promotion, "promotion", true, "run the promotion and the upgrade through a restart; false runs the update run alone")
 	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
+	flag.IntVar(&opts.shards, "shards", 1, "controller processes, each serving a shard of the fleet (by the annotation sharding.projectsveltos.io/key); the first serves the default shard, which also drives the rollouts")
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
 	memoryLimit := flag.String("memory-limit", "", "the controller's memory limit (such as 1Gi), as a container's: its heap limit (GOMEMLIMIT) is set to 90% of it, as the controller sets it under a container's limit")
 	flag.Parse()
