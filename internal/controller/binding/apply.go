@@ -49,6 +49,11 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 	if err := render.WithStrategy(&req, spec.ApplyStrategy); err != nil {
 		return r.notApplied(ctx, b, err)
 	}
+	if !req.DryRun {
+		if wait, ok := r.restoredWait(ctx, b); ok {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
 	if err != nil {
 		if req.DryRun {

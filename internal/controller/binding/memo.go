@@ -30,8 +30,9 @@ import (
 
 // applied records the last successful apply of a binding, so that the frequent availability
 // checks between two applies read only the objects whose state matters instead of applying the
-// whole snapshot again. It lives in memory only: after a restart every binding is applied once
-// more, which server-side apply makes harmless.
+// whole snapshot again. It lives in memory only: after a restart, a binding whose status shows
+// its generation applied and available is taken over as it is and applied again at its resync
+// (restoredWait); any other is applied once more, which server-side apply makes harmless.
 type applied struct {
 	uid        types.UID
 	generation int64
@@ -48,6 +49,9 @@ type applied struct {
 	stale bool
 	// drifts are, with FullComparison, the fields no manifest sets found right after the apply.
 	drifts []manifests.Drift
+	// restored: not applied by this replica but taken over from the status after a restart
+	// (restoredWait); objects is then unknown, and the status is left as it is until the resync.
+	restored bool
 }
 
 // current reports whether a describes b as it is now and is not due to be applied again.

@@ -23,6 +23,7 @@ package binding
 import (
 	"cmp"
 	"context"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -120,6 +121,11 @@ type kindReconciler struct {
 	*Reconciler
 	family placementv1beta1.Family
 	memo   *memo
+
+	// count is how many bindings of the kind the cache held at counted (restoredInterval).
+	countMu sync.Mutex
+	count   int
+	counted time.Time
 }
 
 func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
