@@ -40,7 +40,7 @@ func (r *kindReconciler) restoredWait(ctx context.Context, b placementv1beta1.Bi
 	last := r.memo.get(key)
 	switch {
 	case last == nil:
-		if !appliedAndAvailable(b) {
+		if !statusShowsApplied(b) {
 			return 0, false
 		}
 		last = &applied{
@@ -59,9 +59,9 @@ func (r *kindReconciler) restoredWait(ctx context.Context, b placementv1beta1.Bi
 	return max(time.Until(last.due), time.Millisecond), true
 }
 
-// appliedAndAvailable reports whether the binding's status says its current generation and
+// statusShowsApplied reports whether the binding's status says its current generation and
 // snapshot were applied and found available.
-func appliedAndAvailable(b placementv1beta1.BindingObj) bool {
+func statusShowsApplied(b placementv1beta1.BindingObj) bool {
 	st, gen := b.BindingStatus(), b.GetGeneration()
 	if st.ObservedResourceSnapshotName != b.BindingSpec().ResourceSnapshotName {
 		return false
