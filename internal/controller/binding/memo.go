@@ -17,6 +17,7 @@ limitations under the License.
 package binding
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // applied records the last successful apply of a binding, so that the frequent availability
@@ -68,12 +70,33 @@ func resyncAt(interval time.Duration) time.Time {
 }
 
 // resyncInterval is how long an apply made now stays current: ResyncInterval, or longer when
-// the kind has more bindings applied than MaxResyncRate lets resync that often.
-func (r *kindReconciler) resyncInterval() time.Duration {
+// the kind has more bindings than MaxResyncRate lets resync that often. The bindings are counted
+// in the cache, not among those applied so far: as a rollout reaches a fleet, the first bindings
+// applied would otherwise be resynced every ResyncInterval, at up to MaxResyncRate, competing
+// with the rollout itself, and after a restart the first ones restored would come back at once.
+func (r *kindReconciler) resyncInterval(ctx context.Context) time.Duration {
 	if r.maxResyncRate <= 0 {
 		return r.resync
 	}
-	return max(r.resync, time.Duration(float64(r.memo.len())/r.maxResyncRate*float64(time.Second)))
+	return max(r.resync, time.Duration(float64(max(r.memo.len(), r.known(ctx)))/r.maxResyncRate*float64(time.Second)))
+}
+
+// knownTTL is how long a count of the kind's bindings is used before it is taken again.
+const knownTTL = 30 * time.Second
+
+// known is how many bindings of the kind the cache holds, counted at most every knownTTL; 0
+// when they cannot be counted.
+func (r *kindReconciler) known(ctx context.Context) int {
+	r.countMu.Lock()
+	defer r.countMu.Unlock()
+	if r.informers == nil || time.Since(r.counted) < knownTTL {
+		return r.count
+	}
+	objs, err := inplace.Objects(ctx, r.informers, r.client, r.family.NewBinding(), r.family.NewBindingList(), "", nil)
+	if err == nil {
+		r.count, r.counted = len(objs), time.Now()
+	}
+	return r.count
 }
 
 // memo holds, per binding, its last apply and how many attempts in a row failed.

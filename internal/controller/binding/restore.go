@@ -45,7 +45,7 @@ func (r *kindReconciler) restoredWait(ctx context.Context, b placementv1beta1.Bi
 		}
 		last = &applied{
 			uid: b.GetUID(), generation: b.GetGeneration(), snapshot: b.BindingSpec().ResourceSnapshotName,
-			due: time.Now().Add(rand.N(r.restoredInterval(ctx) + 1)), restored: true,
+			due: time.Now().Add(rand.N(r.resyncInterval(ctx) + 1)), restored: true,
 		}
 		r.memo.succeeded(key, last)
 	case !last.restored:
@@ -84,24 +84,3 @@ func (r *kindReconciler) joined(ctx context.Context, name string) bool {
 	c := meta.FindStatusCondition(mc.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined))
 	return c == nil || c.Status != metav1.ConditionFalse
 }
-
-// restoredInterval is the interval the restored bindings' first resyncs are spread over: the
-// resync interval for every binding of the kind in the cache, as the pace of resyncs allows,
-// rather than for those restored so far, which would bring the first ones back at once.
-func (r *kindReconciler) restoredInterval(ctx context.Context) time.Duration {
-	r.countMu.Lock()
-	defer r.countMu.Unlock()
-	if time.Since(r.counted) > restoredCountTTL {
-		list := r.family.NewBindingList()
-		if err := r.client.List(ctx, list, client.UnsafeDisableDeepCopy); err == nil {
-			r.count, r.counted = meta.LenList(list), time.Now()
-		}
-	}
-	if r.maxResyncRate <= 0 {
-		return r.resync
-	}
-	return max(r.resync, time.Duration(float64(max(r.count, r.memo.len()))/r.maxResyncRate*float64(time.Second)))
-}
-
-// restoredCountTTL is how long the count of a kind's bindings is used before it is taken again.
-const restoredCountTTL = 30 * time.Second
