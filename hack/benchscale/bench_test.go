@@ -39,6 +39,14 @@ func TestMediansFieldByField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With an even number of runs, the mean of the middle two, to the fraction's precision.
+	even, err := medians([]*result{{GCCPUFraction: 0.129}, {GCCPUFraction: 0.132}})
+	if err != nil || !strings.Contains(string(even), `"gc_cpu_fraction":0.131`) {
+		t.Errorf("medians of two runs = %s, %v; want gc_cpu_fraction 0.131", even, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got map[string]any
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatal(err)

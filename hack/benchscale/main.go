@@ -39,10 +39,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/resource"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 type options struct {
-	// kind is the profile: profileRealistic or profileZero (profile.go).
+	// kind is the profile: profileRealistic or profileZero (kinds.go).
 	kind        string
 	clusters    int
 	deadPercent float64
@@ -176,6 +177,9 @@ func main() {
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), args)
 	}, funcr.Options{})
+	// The sandbox's clients log through controller-runtime's logger, which otherwise complains
+	// with a stack trace.
+	ctrllog.SetLogger(log.WithName("sandbox"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)

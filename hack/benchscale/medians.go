@@ -18,6 +18,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"slices"
 )
@@ -94,5 +95,6 @@ func median(values []float64) float64 {
 	if n%2 == 1 {
 		return s[n/2]
 	}
-	return round1((s[n/2-1] + s[n/2]) / 2)
+	// Three decimals: gc_cpu_fraction is a fraction, where one decimal would lose it.
+	return math.Round((s[n/2-1]+s[n/2])/2*1000) / 1000
 }
