@@ -61,9 +61,11 @@ type bench struct {
 	chartRepo string
 	// stops end what the bench started beside the clusters: the chart repository, the flapping.
 	stops   []func()
-	ctrl    *controller
+	ctrl    *controllers
 	peakRSS int64
-	usage   usage
+	// shardPeakRSS is each shard's peak over the processes replaced so far.
+	shardPeakRSS []int64
+	usage        usage
 }
 
 func newBench(ctx context.Context, opts options, log logr.Logger) (*bench, error) {
@@ -152,6 +154,9 @@ func (b *bench) close() {
 func (b *bench) run(ctx context.Context) (*result, error) {
 	res := &result{Profile: b.opts.kind, Clusters: b.opts.clusters, DeadClusters: len(b.dead), PromotionFloorS: seconds(b.promotionFloor()),
 		FlappingClusters: len(b.flapping), ExtraAPIClusters: len(b.extraAPIs), MemoryLimitMiB: float64(b.opts.memoryLimit) / (1 << 20)}
+	if b.opts.shards > 1 {
+		res.Shards = b.opts.shards
+	}
 	if err := b.register(ctx); err != nil {
 		return nil, err
 	}
@@ -171,7 +176,8 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 		b.profile(ctx, "heap", "heap-idle.pprof")
 	}
 	if !b.opts.rollouts {
-		res.ControllerRSSMiB = mib(max(idle, b.peakRSS))
+		b.recordPeaks()
+		res.ControllerRSSMiB, res.ShardRSSMiB = mib(b.peakRSS), b.shardRSSMiB()
 		b.retire(ctx)
 		b.report(res)
 		return res, nil
@@ -209,15 +215,15 @@ func (b *bench) run(ctx context.Context) (*result, error) {
 	if b.opts.profile {
 		b.profile(ctx, "heap", "heap.pprof")
 	}
-	_, peak := b.ctrl.rss()
-	res.ControllerRSSMiB = mib(max(peak, b.peakRSS))
+	b.recordPeaks()
+	res.ControllerRSSMiB, res.ShardRSSMiB = mib(b.peakRSS), b.shardRSSMiB()
 	b.retire(ctx)
 	b.report(res)
 	return res, nil
 }
 
-func (b *bench) startController(ctx context.Context, logName string) (*controller, error) {
-	c, err := startController(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
+func (b *bench) startController(ctx context.Context, logName string) (*controllers, error) {
+	c, err := startControllers(ctx, b.opts, b.mgmt.Management.Kubeconfig, logName, b.log)
 	if err == nil {
 		go b.watchUsage(ctx, c)
 	}
@@ -261,13 +267,14 @@ func (b *bench) register(ctx context.Context) error {
 	for i, c := range clusters {
 		g.Go(func() error {
 			return registration.Register(gctx, b.client, registration.Cluster{
-				Namespace:  fleetNamespace,
-				Name:       c.Name(),
-				Labels:     map[string]string{stageLabel: stageOf(i, len(clusters))},
-				Kubeconfig: c.Kubeconfig(),
-				Member:     true,
-				Manager:    sandbox.FieldManager,
-				Identity:   sandbox.AdminUser,
+				Namespace:   fleetNamespace,
+				Name:        c.Name(),
+				Labels:      map[string]string{stageLabel: stageOf(i, len(clusters))},
+				Annotations: shardAnnotations(i, b.opts.shards),
+				Kubeconfig:  c.Kubeconfig(),
+				Member:      true,
+				Manager:     sandbox.FieldManager,
+				Identity:    sandbox.AdminUser,
 			})
 		})
 	}

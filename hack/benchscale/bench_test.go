@@ -18,6 +18,7 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +32,18 @@ import (
 
 func TestMediansFieldByField(t *testing.T) {
 	line, err := medians([]*result{
-		{Profile: "realistic", Clusters: 100, PromotionS: 30, LiveHeapMiB: 80},
-		{Profile: "realistic", Clusters: 100, PromotionS: 10, LiveHeapMiB: 90},
-		{Profile: "realistic", Clusters: 100, PromotionS: 20, LiveHeapMiB: 70},
+		{Profile: "realistic", Clusters: 100, PromotionS: 30, LiveHeapMiB: 80, Shards: 2, ShardRSSMiB: []float64{100, 50}},
+		{Profile: "realistic", Clusters: 100, PromotionS: 10, LiveHeapMiB: 90, Shards: 2, ShardRSSMiB: []float64{120, 40}},
+		{Profile: "realistic", Clusters: 100, PromotionS: 20, LiveHeapMiB: 70, Shards: 2, ShardRSSMiB: []float64{110, 60}},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With an even number of runs, the mean of the middle two, to the fraction's precision.
+	even, err := medians([]*result{{GCCPUFraction: 0.129}, {GCCPUFraction: 0.132}})
+	if err != nil || !strings.Contains(string(even), `"gc_cpu_fraction":0.131`) {
+		t.Errorf("medians of two runs = %s, %v; want gc_cpu_fraction 0.131", even, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +51,10 @@ func TestMediansFieldByField(t *testing.T) {
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"median_of": 3.0, "profile": "realistic", "clusters": 100.0, "promotion_s": 20.0, "live_heap_mib": 80.0}
+	want := map[string]any{"median_of": 3.0, "profile": "realistic", "clusters": 100.0, "promotion_s": 20.0, "live_heap_mib": 80.0,
+		"shards": 2.0, "shard_rss_mib": []any{110.0, 50.0}}
 	for k, v := range want {
-		if got[k] != v {
+		if !reflect.DeepEqual(got[k], v) {
 			t.Errorf("%s = %v, want %v (line %s)", k, got[k], v, line)
 		}
 	}

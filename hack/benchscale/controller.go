@@ -44,7 +44,7 @@ type controller struct {
 	peakRSS int64
 }
 
-func startController(ctx context.Context, opts options, kubeconfig, logName string, log logr.Logger) (*controller, error) {
+func startController(ctx context.Context, opts options, kubeconfig, shardKey, logName string, log logr.Logger) (*controller, error) {
 	metricsAddr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -65,6 +65,7 @@ func startController(ctx context.Context, opts options, kubeconfig, logName stri
 		"--chart-cache-dir", filepath.Join(opts.dir, "charts"),
 		// As the chart runs it: a log line per event at debug level is a cost of its own.
 		"--zap-log-level=info",
+		"--shard-key", shardKey,
 	}, opts.controllerArgs...)
 	cmd := exec.Command(opts.stagecoach, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -83,7 +84,7 @@ func startController(ctx context.Context, opts options, kubeconfig, logName stri
 		close(c.done)
 	}()
 	go c.sample()
-	log.Info("controller started", "pid", cmd.Process.Pid, "log", logFile.Name())
+	log.Info("controller started", "pid", cmd.Process.Pid, "shard", shardKey, "log", logFile.Name())
 	return c, nil
 }
 
@@ -103,6 +104,12 @@ func (c *controller) sample() {
 		case <-t.C:
 		}
 	}
+}
+
+// current is the process's resident memory now; 0 once it has exited.
+func (c *controller) current() int64 {
+	rss, _ := residentBytes(c.cmd.Process.Pid)
+	return rss
 }
 
 // rss is the current resident memory; peak the highest seen.

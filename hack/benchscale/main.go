@@ -16,13 +16,13 @@ limitations under the License.
 
 // Command benchscale measures Stagecoach on a large fleet: a real management kube-apiserver from
 // the sandbox, the managed clusters simulated in this process (internal/testing/fleetsim), and the
-// controller run as its own process so that its memory is its own. It registers the clusters,
+// controller run as its own processes (one per shard with -shards) so that their memory is their own. It registers the clusters,
 // promotes a version through three stages with a ClusterPromotion, places the same kind of content
 // with a Kubefleet staged update run, restarts the controller in the middle of a second promotion,
 // and prints one JSON line per run. By default it deploys a Helm chart with a Lua health check and
 // soaks to clusters with latency, dead and flapping ones among them (the realistic profile);
 // -profile-kind=zero is the zero-delay benchmark it was before. `make bench-scale CLUSTERS=N
-// RUNS=M` runs it; docs/performance.md says what the figures mean.
+// RUNS=M SHARDS=S` runs it; docs/performance.md says what the figures mean.
 package main
 
 import (
@@ -39,10 +39,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/api/resource"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 type options struct {
-	// kind is the profile: profileRealistic or profileZero (profile.go).
+	// kind is the profile: profileRealistic or profileZero (kinds.go).
 	kind        string
 	clusters    int
 	deadPercent float64
@@ -66,6 +67,8 @@ type options struct {
 	rollouts             bool
 	promotion            bool
 	controllerArgs       stringList
+	// shards is how many controller processes serve the fleet, each a shard of it.
+	shards int
 	// memoryLimit, in bytes, is the controller's memory limit as a container's would be; 0 is
 	// none.
 	memoryLimit int64
@@ -108,17 +111,23 @@ type result struct {
 	// cluster during the promotion, per live cluster.
 	ManagementRequestsPerCluster float64 `json:"management_requests_per_cluster"`
 	// ControllerCPUS is the user and system CPU seconds of the controller processes over the
-	// run, from their start (both processes, the restart included).
+	// run, from their start: every shard's, before and after the restart.
 	ControllerCPUS float64 `json:"controller_cpu_s"`
-	// GCCPUFraction is the share of the CPU the controller used during the rollouts (the
+	// GCCPUFraction is the share of the CPU the controllers used during the rollouts (the
 	// runtime's /cpu/classes/total less /cpu/classes/idle) that its garbage collector took.
 	GCCPUFraction float64 `json:"gc_cpu_fraction"`
-	// LiveHeapMiB is the peak of the controller's live heap (after a GC) during the rollouts.
+	// LiveHeapMiB is the peak of the controller's live heap (after a GC) during the rollouts;
+	// with shards, of the shards' live heaps summed, each sampled at the same time.
 	LiveHeapMiB float64 `json:"live_heap_mib"`
 	// FlappingClusters go down and up again every -flap-period; ExtraAPIClusters serve more
 	// APIs than the rest.
 	FlappingClusters int `json:"flapping_clusters"`
 	ExtraAPIClusters int `json:"extra_api_clusters"`
+	// Shards is -shards, when more than one.
+	Shards int `json:"shards,omitempty"`
+	// ShardRSSMiB is each shard's peak resident memory, the default shard first, with more
+	// than one shard; ControllerRSSMiB is then the peak of their sum.
+	ShardRSSMiB []float64 `json:"shard_rss_mib,omitempty"`
 	// MemoryLimitMiB is -memory-limit, when set.
 	MemoryLimitMiB float64 `json:"memory_limit_mib,omitempty"`
 }
@@ -148,6 +157,7 @@ func main() {
 	flag.BoolVar(&opts.rollouts, "rollouts", true, "run the rollouts; false stops once every cluster is ready (idle memory)")
 	flag.BoolVar(&opts.promotion, "promotion", true, "run the promotion and the upgrade through a restart; false runs the update run alone")
 	flag.BoolVar(&opts.keep, "keep", false, "leave the management cluster running afterwards")
+	flag.IntVar(&opts.shards, "shards", 1, "controller processes, each serving a shard of the fleet (by the annotation sharding.projectsveltos.io/key); the first serves the default shard, which also drives the rollouts")
 	flag.Var(&opts.controllerArgs, "controller-arg", "extra flag for `stagecoach controller` (repeatable)")
 	memoryLimit := flag.String("memory-limit", "", "the controller's memory limit (such as 1Gi), as a container's: its heap limit (GOMEMLIMIT) is set to 90% of it, as the controller sets it under a container's limit")
 	flag.Parse()
@@ -167,6 +177,9 @@ func main() {
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), args)
 	}, funcr.Options{})
+	// The sandbox's clients log through controller-runtime's logger, which otherwise complains
+	// with a stack trace.
+	ctrllog.SetLogger(log.WithName("sandbox"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)

@@ -52,9 +52,8 @@ func (b *bench) promote(ctx context.Context, res *result) error {
 	if err := b.apply(ctx, promotion); err != nil {
 		return err
 	}
-	if b.opts.profile {
-		go b.profile(ctx, "profile?seconds=60", "cpu-promotion.pprof")
-	}
+	stopProfile := b.profilePhase(ctx, "cpu-promotion")
+	defer stopProfile()
 	if err := b.waitFor(ctx, "promotion on live clusters", time.Second, b.countOn(b.promoted("v1")), len(b.live)); err != nil {
 		return err
 	}
@@ -75,6 +74,8 @@ func (b *bench) updateRun(ctx context.Context, res *result) error {
 	if err := b.apply(ctx, rollout.Run()); err != nil {
 		return err
 	}
+	stopProfile := b.profilePhase(ctx, "cpu-updaterun")
+	defer stopProfile()
 	if err := b.waitFor(ctx, "update run on live clusters", time.Second, b.countOn(rollout.Placed), len(b.live)); err != nil {
 		return err
 	}
@@ -99,8 +100,7 @@ func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
 	if err := b.waitFor(ctx, "v2 before the restart", time.Second, onV2, max(1, len(b.live)/20)); err != nil {
 		return err
 	}
-	_, peak := b.ctrl.rss()
-	b.peakRSS = max(b.peakRSS, peak)
+	b.recordPeaks()
 	b.retire(ctx)
 	b.ctrl.kill()
 	before, _ := onV2(ctx)
@@ -114,6 +114,8 @@ func (b *bench) upgradeThroughRestart(ctx context.Context, res *result) error {
 		return err
 	}
 	res.ResumeS = seconds(time.Since(restarted))
+	stopProfile := b.profilePhase(ctx, "cpu-upgrade")
+	defer stopProfile()
 	if err := b.waitFor(ctx, "v2 on live clusters", time.Second, onV2, len(b.live)); err != nil {
 		return err
 	}
@@ -154,17 +156,19 @@ func (b *bench) managementRequests(ctx context.Context) float64 {
 // managementMetric sums a client-go metric of the controller over its requests to the
 // management cluster.
 func (b *bench) managementMetric(ctx context.Context, name string) float64 {
-	body, err := b.get(ctx, b.ctrl.metrics)
-	if err != nil {
-		return 0
-	}
 	host := strings.TrimPrefix(b.mgmt.Management.Config.Host, "https://")
 	total := 0.0
-	for line := range strings.Lines(string(body)) {
-		m := sampleWithHost.FindStringSubmatch(strings.TrimSpace(line))
-		if m != nil && m[1] == name && m[2] == host {
-			v, _ := strconv.ParseFloat(m[3], 64)
-			total += v
+	for _, url := range b.ctrl.metrics() {
+		body, err := b.get(ctx, url)
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(body)) {
+			m := sampleWithHost.FindStringSubmatch(strings.TrimSpace(line))
+			if m != nil && m[1] == name && m[2] == host {
+				v, _ := strconv.ParseFloat(m[3], 64)
+				total += v
+			}
 		}
 	}
 	return total
@@ -179,7 +183,11 @@ func (b *bench) logThrottling(ctx context.Context, phase string) {
 }
 
 func (b *bench) profile(ctx context.Context, what, name string) {
-	body, err := b.get(ctx, b.ctrl.pprof+"/debug/pprof/"+what)
+	b.profileFrom(ctx, b.ctrl.pprof(), what, name)
+}
+
+func (b *bench) profileFrom(ctx context.Context, pprof, what, name string) {
+	body, err := b.get(ctx, pprof+"/debug/pprof/"+what)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(b.opts.dir, name), body, 0o644)
 	}

@@ -26,18 +26,20 @@ import (
 	"time"
 )
 
-// usage adds up what the controller processes of a run cost: CPU from /proc, and the Go
-// runtime's own figures from the controller's /metrics (controller-runtime exports every
-// runtime/metrics value there): GC CPU against the CPU used, and the live heap after each GC.
+// usage adds up what the controller processes of a run cost, every shard's and every restart's:
+// CPU from /proc, and the Go runtime's own figures from each controller's /metrics
+// (controller-runtime exports every runtime/metrics value there): GC CPU against the CPU used,
+// and the live heap after each GC.
 type usage struct {
 	mu sync.Mutex
 	// cpu is the CPU seconds of the processes already gone, gcCPU and allCPU their runtime's
-	// GC and total CPU seconds; the current process's are added by snapshot.
+	// GC and total CPU seconds; the current processes' are added by retire.
 	cpu, gcCPU, allCPU float64
-	// from are the runtime's GC and total CPU seconds when the rollouts started, in the process
-	// running then; later processes count from their start.
-	fromGC, fromAll float64
-	peakLive        float64
+	// fromGC and fromAll are each shard's runtime GC and total CPU seconds when the rollouts
+	// started, in the processes running then; later processes count from their start.
+	fromGC, fromAll []float64
+	// peakLive is the peak of the shards' live heaps summed, each sampled at the same time.
+	peakLive float64
 	// tracking is true during the rollouts, when the live heap's peak is recorded.
 	tracking bool
 }
@@ -84,64 +86,108 @@ func (b *bench) runtimeFigures(ctx context.Context, c *controller) (runtimeFigur
 	return f, nil
 }
 
-// watchUsage samples the controller's live heap every 10 s while it runs and the rollouts do.
-// Its /metrics page grows with the fleet, so it is not read more often.
-func (b *bench) watchUsage(ctx context.Context, c *controller) {
+// shardFigures reads every shard's runtime figures at once; a shard it cannot read is nil.
+func (b *bench) shardFigures(ctx context.Context, cs *controllers) []*runtimeFigures {
+	out := make([]*runtimeFigures, len(cs.shards))
+	var wg sync.WaitGroup
+	for i, c := range cs.shards {
+		wg.Go(func() {
+			if f, err := b.runtimeFigures(ctx, c); err == nil {
+				out[i] = &f
+			} else {
+				b.log.Error(err, "reading the controller's runtime metrics", "shard", shardKey(i))
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// recordLive keeps the peak of the shards' live heaps summed; a sample missing a shard is
+// not counted, as it would understate the sum.
+func (b *bench) recordLive(figures []*runtimeFigures) {
+	total := 0.0
+	for _, f := range figures {
+		if f == nil {
+			return
+		}
+		total += f.liveHeap
+	}
+	b.usage.mu.Lock()
+	defer b.usage.mu.Unlock()
+	b.usage.peakLive = max(b.usage.peakLive, total)
+}
+
+// watchUsage samples the shards' live heaps every 10 s while they run and the rollouts do.
+// A controller's /metrics page grows with the fleet, so it is not read more often.
+func (b *bench) watchUsage(ctx context.Context, cs *controllers) {
 	t := time.NewTicker(10 * time.Second)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-c.done:
+		case <-cs.done:
 			return
 		case <-t.C:
 		}
 		b.usage.mu.Lock()
 		tracking := b.usage.tracking
 		b.usage.mu.Unlock()
-		if !tracking {
-			continue
-		}
-		if f, err := b.runtimeFigures(ctx, c); err == nil {
-			b.usage.mu.Lock()
-			b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
-			b.usage.mu.Unlock()
+		if tracking && !cs.exited() {
+			b.recordLive(b.shardFigures(ctx, cs))
 		}
 	}
 }
 
 // startTracking marks the start of the rollouts: GC CPU is counted from here.
 func (b *bench) startTracking(ctx context.Context) {
-	f, err := b.runtimeFigures(ctx, b.ctrl)
-	if err != nil {
-		b.log.Error(err, "reading the controller's runtime metrics")
-	}
+	figures := b.shardFigures(ctx, b.ctrl)
+	b.recordLive(figures)
 	b.usage.mu.Lock()
 	defer b.usage.mu.Unlock()
-	b.usage.fromGC, b.usage.fromAll = f.gcCPU, f.allCPU
-	b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
+	b.usage.fromGC, b.usage.fromAll = make([]float64, len(figures)), make([]float64, len(figures))
+	for i, f := range figures {
+		if f != nil {
+			b.usage.fromGC[i], b.usage.fromAll[i] = f.gcCPU, f.allCPU
+		}
+	}
 	b.usage.tracking = true
 }
 
-// retire adds up the current controller's figures, before it is killed or at the end.
+// retire adds up the current controllers' figures, before they are killed or at the end.
 func (b *bench) retire(ctx context.Context) {
-	c := b.ctrl
-	cpu, cpuErr := cpuSeconds(c.cmd.Process.Pid)
-	if cpuErr != nil {
-		b.log.Error(cpuErr, "reading the controller's CPU time")
+	cpu := 0.0
+	for _, c := range b.ctrl.shards {
+		s, err := cpuSeconds(c.cmd.Process.Pid)
+		if err != nil {
+			b.log.Error(err, "reading the controller's CPU time")
+		}
+		cpu += s
 	}
-	f, err := b.runtimeFigures(ctx, c)
 	b.usage.mu.Lock()
-	defer b.usage.mu.Unlock()
 	b.usage.cpu += cpu
-	if err != nil || !b.usage.tracking {
+	tracking := b.usage.tracking
+	b.usage.mu.Unlock()
+	if !tracking {
 		return
 	}
-	b.usage.gcCPU += f.gcCPU - b.usage.fromGC
-	b.usage.allCPU += f.allCPU - b.usage.fromAll
-	b.usage.fromGC, b.usage.fromAll = 0, 0
-	b.usage.peakLive = max(b.usage.peakLive, f.liveHeap)
+	figures := b.shardFigures(ctx, b.ctrl)
+	b.recordLive(figures)
+	b.usage.mu.Lock()
+	defer b.usage.mu.Unlock()
+	for i, f := range figures {
+		if f == nil {
+			continue
+		}
+		fromGC, fromAll := 0.0, 0.0
+		if i < len(b.usage.fromGC) {
+			fromGC, fromAll = b.usage.fromGC[i], b.usage.fromAll[i]
+		}
+		b.usage.gcCPU += f.gcCPU - fromGC
+		b.usage.allCPU += f.allCPU - fromAll
+	}
+	b.usage.fromGC, b.usage.fromAll = nil, nil
 }
 
 // report writes the figures into res.

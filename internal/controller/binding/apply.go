@@ -49,6 +49,11 @@ func (r *kindReconciler) reconcileBound(ctx context.Context, b placementv1beta1.
 	if err := render.WithStrategy(&req, spec.ApplyStrategy); err != nil {
 		return r.notApplied(ctx, b, err)
 	}
+	if !req.DryRun {
+		if wait, ok := r.restoredWait(ctx, b); ok {
+			return ctrl.Result{RequeueAfter: wait}, nil
+		}
+	}
 	remote, err := r.connect(ctx, spec.TargetCluster)
 	if err != nil {
 		if req.DryRun {
@@ -116,7 +121,7 @@ func (r *kindReconciler) apply(ctx context.Context, b placementv1beta1.BindingOb
 	}
 	logr.FromContextOrDiscard(ctx).Info("applied", "objects", len(res.Applied), "pruned", len(res.Pruned))
 	a := &applied{
-		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.resyncInterval()),
+		uid: b.GetUID(), generation: b.GetGeneration(), snapshot: spec.ResourceSnapshotName, due: resyncAt(r.resyncInterval(ctx)),
 		objects: res.Applied, ok: map[manifests.ObjectRef]availability.Result{}, envelopes: envelopesOf(objs),
 	}
 	if req.FullComparison {

@@ -17,6 +17,7 @@ limitations under the License.
 package binding
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -26,12 +27,14 @@ import (
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 )
 
 // applied records the last successful apply of a binding, so that the frequent availability
 // checks between two applies read only the objects whose state matters instead of applying the
-// whole snapshot again. It lives in memory only: after a restart every binding is applied once
-// more, which server-side apply makes harmless.
+// whole snapshot again. It lives in memory only: after a restart, a binding whose status shows
+// its generation applied and available is taken over as it is and applied again at its resync
+// (restoredWait); any other is applied once more, which server-side apply makes harmless.
 type applied struct {
 	uid        types.UID
 	generation int64
@@ -48,6 +51,9 @@ type applied struct {
 	stale bool
 	// drifts are, with FullComparison, the fields no manifest sets found right after the apply.
 	drifts []manifests.Drift
+	// restored: not applied by this replica but taken over from the status after a restart
+	// (restoredWait); objects is then unknown, and the status is left as it is until the resync.
+	restored bool
 }
 
 // current reports whether a describes b as it is now and is not due to be applied again.
@@ -64,12 +70,33 @@ func resyncAt(interval time.Duration) time.Time {
 }
 
 // resyncInterval is how long an apply made now stays current: ResyncInterval, or longer when
-// the kind has more bindings applied than MaxResyncRate lets resync that often.
-func (r *kindReconciler) resyncInterval() time.Duration {
+// the kind has more bindings than MaxResyncRate lets resync that often. The bindings are counted
+// in the cache, not among those applied so far: as a rollout reaches a fleet, the first bindings
+// applied would otherwise be resynced every ResyncInterval, at up to MaxResyncRate, competing
+// with the rollout itself, and after a restart the first ones restored would come back at once.
+func (r *kindReconciler) resyncInterval(ctx context.Context) time.Duration {
 	if r.maxResyncRate <= 0 {
 		return r.resync
 	}
-	return max(r.resync, time.Duration(float64(r.memo.len())/r.maxResyncRate*float64(time.Second)))
+	return max(r.resync, time.Duration(float64(max(r.memo.len(), r.known(ctx)))/r.maxResyncRate*float64(time.Second)))
+}
+
+// knownTTL is how long a count of the kind's bindings is used before it is taken again.
+const knownTTL = 30 * time.Second
+
+// known is how many bindings of the kind the cache holds, counted at most every knownTTL; 0
+// when they cannot be counted.
+func (r *kindReconciler) known(ctx context.Context) int {
+	r.countMu.Lock()
+	defer r.countMu.Unlock()
+	if r.informers == nil || time.Since(r.counted) < knownTTL {
+		return r.count
+	}
+	objs, err := inplace.Objects(ctx, r.informers, r.client, r.family.NewBinding(), r.family.NewBindingList(), "", nil)
+	if err == nil {
+		r.count, r.counted = len(objs), time.Now()
+	}
+	return r.count
 }
 
 // memo holds, per binding, its last apply and how many attempts in a row failed.

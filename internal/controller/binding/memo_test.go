@@ -40,8 +40,18 @@ func TestResyncInterval(t *testing.T) {
 		for i := range tc.bindings {
 			r.memo.succeeded(types.NamespacedName{Name: fmt.Sprint(i)}, &applied{})
 		}
-		if got := r.resyncInterval(); got != tc.want {
+		if got := r.resyncInterval(t.Context()); got != tc.want {
 			t.Errorf("%d bindings at %v/s: resync every %v, want %v", tc.bindings, tc.rate, got, tc.want)
 		}
+	}
+}
+
+// TestResyncIntervalCountsEveryBinding: the interval follows the bindings the cache holds, not
+// only those applied so far, so that the first applies of a rollout are not resynced at once.
+func TestResyncIntervalCountsEveryBinding(t *testing.T) {
+	r := &kindReconciler{Reconciler: &Reconciler{resync: 30 * time.Second, maxResyncRate: 20}, memo: newMemo(), count: 20000, counted: time.Now()}
+	r.memo.succeeded(types.NamespacedName{Name: "first"}, &applied{})
+	if got, want := r.resyncInterval(t.Context()), 1000*time.Second; got != want {
+		t.Errorf("1 binding applied of 20,000: resync every %v, want %v", got, want)
 	}
 }

@@ -23,12 +23,14 @@ package binding
 import (
 	"cmp"
 	"context"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -92,6 +94,8 @@ type Reconciler struct {
 	recorder events.EventRecorder
 	clusters *fleet.Cache
 	shard    shard.Key
+	// informers hold the bindings, counted in place to pace resyncs; nil counts none.
+	informers cache.Informers
 	// availability, resync, maxResyncRate, maxBackoff and concurrency are the Options' intervals
 	// and limits, defaults filled in.
 	availability  time.Duration
@@ -120,6 +124,11 @@ type kindReconciler struct {
 	*Reconciler
 	family placementv1beta1.Family
 	memo   *memo
+
+	// count is how many bindings of the kind the cache held at counted (known).
+	countMu sync.Mutex
+	count   int
+	counted time.Time
 }
 
 func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {

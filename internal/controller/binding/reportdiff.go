@@ -64,7 +64,7 @@ func (r *kindReconciler) reportDiff(ctx context.Context, b placementv1beta1.Bind
 	}
 	setCondition(st, b.GetGeneration(), placementv1beta1.BindingDiffReportedCondition, metav1.ConditionTrue, placementv1beta1.AllWorkDiffReportedReason, msg)
 	logr.FromContextOrDiscard(ctx).Info("differences reported", "resources", len(st.DiffedPlacements))
-	return ctrl.Result{RequeueAfter: r.resyncInterval()}, nil
+	return ctrl.Result{RequeueAfter: r.resyncInterval(ctx)}, nil
 }
 
 // notDiffReported records why the differences could not be worked out.

@@ -54,6 +54,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.client = mgr.GetClient()
 	}
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/binding-controller")
+	r.informers = mgr.GetCache()
 	for _, f := range placementv1beta1.Families() {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), f.NewBinding(), targetClusterField, targetCluster); err != nil {
 			return fmt.Errorf("indexing %ss by target cluster: %w", f.BindingKind(), err)

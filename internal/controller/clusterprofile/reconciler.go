@@ -41,6 +41,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/specmemo"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 	"github.com/stagecoach-dev/stagecoach/internal/tenancy"
@@ -70,6 +71,8 @@ type Reconciler struct {
 	tenants   *tenancy.Tenants
 	// unreadable paces the retries of profiles whose content cannot be read.
 	unreadable tenancy.Retries
+	// specs remembers which summaries carry their profile's current spec.
+	specs specmemo.Memo
 }
 
 // kindReconciler reconciles the profiles of one family.
@@ -128,6 +131,10 @@ type pass struct {
 	// frozen names the copies of the content the profile reads, and content encodes them.
 	frozen  map[freeze.Ref]string
 	content map[string]string
+	// specs remembers which summaries run version, the profile's spec and content; set on
+	// first use, once the content is known.
+	specs   *specmemo.Memo
+	version *specmemo.Version
 
 	// wave is where each matching cluster stands; held: the rollout is held, and no other
 	// cluster starts.
@@ -160,7 +167,7 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resul
 		return ctrl.Result{}, err
 	}
 
-	ps := &pass{profile: profile, family: r.family, spec: profile.ProfileSpec(), status: profile.ProfileStatus()}
+	ps := &pass{profile: profile, family: r.family, spec: profile.ProfileSpec(), status: profile.ProfileStatus(), specs: &r.specs}
 	if r.family.Namespaced {
 		// Scoped in memory only, after the last write of the object itself (the finalizer), whose
 		// answer would bring the spec back as stored.

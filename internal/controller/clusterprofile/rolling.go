@@ -29,13 +29,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/specmemo"
 	"github.com/stagecoach-dev/stagecoach/internal/rollout"
 )
 
 // planPhase plans the wave, the clusters the rollout of the current spec updates now as
 // maxUpdate allows, and records it in the status.
 func (r *Reconciler) planPhase(_ context.Context, ps *pass) error {
-	ps.wave = rollout.PlanWave(rolloutTargets(ps.spec, ps.content, ps.matching, ps.unavailable, ps.byCluster), ps.limit)
+	ps.wave = rollout.PlanWave(rolloutTargets(ps.runsCurrent, ps.matching, ps.unavailable, ps.byCluster), ps.limit)
 	_, ps.held = ps.profile.GetAnnotations()[configv1beta1.HoldRolloutAnnotation]
 	if ps.held {
 		// Clusters that have the current spec finish with it; no other cluster starts.
@@ -87,12 +88,12 @@ func versionHash(spec *configv1beta1.Spec, content map[string]string) []byte {
 // rolloutTargets says where each matching cluster stands in the rollout of the profile's
 // current spec: pending (no summary, or one with an older spec), updating (the current spec,
 // not yet provisioned and healthy) or updated.
-func rolloutTargets(spec *configv1beta1.Spec, content map[string]string, matching []clusterKey, unavailable map[clusterKey]string,
+func rolloutTargets(current func(*configv1beta1.ClusterSummary) bool, matching []clusterKey, unavailable map[clusterKey]string,
 	summaries map[clusterKey]*configv1beta1.ClusterSummary) []rollout.Target {
 	targets := make([]rollout.Target, 0, len(matching))
 	for _, k := range matching {
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k], Paused: unavailable[k] == "paused"}
-		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && runsCurrentSpec(spec, content, cs) {
+		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && current(cs) {
 			t.State = rollout.Updating
 			if cs.Provisioned() {
 				t.State = rollout.Updated
@@ -101,6 +102,31 @@ func rolloutTargets(spec *configv1beta1.Spec, content map[string]string, matchin
 		targets = append(targets, t)
 	}
 	return targets
+}
+
+// runsCurrent: the summary has the profile's spec and its current content. The answer is
+// remembered per generation of the summary and of the profile, and per content.
+func (ps *pass) runsCurrent(cs *configv1beta1.ClusterSummary) bool {
+	if ps.spec.SyncMode == configv1beta1.SyncModeOneTime {
+		return true
+	}
+	if ps.version == nil {
+		ps.version = &specmemo.Version{Profile: ps.profile.GetUID(), Generation: ps.profile.GetGeneration(), Extra: contentKey(ps.content)}
+	}
+	return ps.specs.Same(cs, *ps.version, func() bool { return runsCurrentSpec(ps.spec, ps.content, cs) })
+}
+
+// contentKey identifies the content a pass read: the names of its frozen copies, which change
+// with it.
+func contentKey(content map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(content)) {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(content[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // runsCurrentSpec: the summary has the profile's spec and its current content.

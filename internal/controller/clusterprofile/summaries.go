@@ -127,7 +127,7 @@ func (r *Reconciler) ensureSummary(ctx context.Context, ps *pass, cluster cluste
 	// without building or copying one per cluster.
 	sameCluster := have.Spec.ClusterNamespace == cluster.Namespace && have.Spec.ClusterName == cluster.Name &&
 		have.Spec.ClusterType == libv1beta1.ClusterTypeSveltos
-	if sameCluster && runsCurrentSpec(ps.spec, ps.content, have) &&
+	if sameCluster && ps.runsCurrent(have) &&
 		maps.Equal(have.Labels, summaryLabels(ps, cluster)) && hasSummaryAnnotations(have.Annotations, profile) {
 		return summaryUnchanged, nil
 	}

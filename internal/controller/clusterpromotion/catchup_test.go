@@ -81,7 +81,7 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 			passed:    []string{"prod/b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := tally(profile, tc.matching, tc.unavailable, tc.summaries)
+			st := tally(nil, profile, tc.matching, tc.unavailable, tc.summaries)
 			if st.done != tc.done {
 				t.Errorf("done = %v (%s), want %v", st.done, st.waitingOn, tc.done)
 			}

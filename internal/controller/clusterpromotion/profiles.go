@@ -36,6 +36,7 @@ import (
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/specmemo"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -186,12 +187,14 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 	for _, cs := range summaries {
 		byCluster[cs.Spec.ClusterNamespace+"/"+cs.Spec.ClusterName] = cs
 	}
-	return tally(profile, matching, unavailable, byCluster), nil
+	return tally(&r.specs, profile, matching, unavailable, byCluster), nil
 }
 
-// tally finds where the matched clusters stand from their summaries.
-func tally(profile *configv1beta1.ClusterProfile, matching []corev1.ObjectReference, unavailable map[string]string,
+// tally finds where the matched clusters stand from their summaries; specs remembers which
+// summaries carry the profile's spec (nil: none is remembered).
+func tally(specs *specmemo.Memo, profile *configv1beta1.ClusterProfile, matching []corev1.ObjectReference, unavailable map[string]string,
 	byCluster map[string]*configv1beta1.ClusterSummary) stageState {
+	version := specmemo.Version{Profile: profile.UID, Generation: profile.Generation}
 	st := stageState{done: true, clusters: metrics.NoClusters()}
 	if len(matching) == 0 {
 		// Done at once, as upstream says; but a selector matching nothing is more often a typo
@@ -201,7 +204,9 @@ func tally(profile *configv1beta1.ClusterProfile, matching []corev1.ObjectRefere
 	for _, ref := range matching {
 		cluster := ref.Namespace + "/" + ref.Name
 		cs := byCluster[cluster]
-		current := cs != nil && equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+		current := cs != nil && specs.Same(cs, version, func() bool {
+			return equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
+		})
 		if why := unavailable[cluster]; why != "" {
 			st.unavailable(cluster, why, current && cs.Provisioned(), current)
 			continue

@@ -45,6 +45,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/enqueue"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/patch"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/specmemo"
 	"github.com/stagecoach-dev/stagecoach/internal/fluxsource"
 	"github.com/stagecoach-dev/stagecoach/internal/freeze"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
@@ -82,6 +83,8 @@ type Reconciler struct {
 	recordApprovers bool
 	// unreadable paces the retries of promotions whose content their tenant may not read.
 	unreadable tenancy.Retries
+	// specs remembers which summaries carry their stage profile's spec.
+	specs specmemo.Memo
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.

@@ -137,12 +137,12 @@ func TestTallyRetrying(t *testing.T) {
 	cs.Spec.ClusterProfileSpec = profile.Spec
 	cs.Status.FeatureSummaries = []configv1beta1.FeatureSummary{{FeatureID: libv1beta1.FeatureResources, Status: libv1beta1.FeatureStatusFailedNonRetriable, FailureMessage: &msg}}
 	matching := []corev1.ObjectReference{{Namespace: "prod", Name: "eu"}}
-	st := tally(profile, matching, nil, map[string]*configv1beta1.ClusterSummary{"prod/eu": cs})
+	st := tally(nil, profile, matching, nil, map[string]*configv1beta1.ClusterSummary{"prod/eu": cs})
 	if st.failed != "" || st.regressed || st.clusters["failed"] != 0 || !strings.Contains(st.waitingOn, "is being retried") {
 		t.Errorf("not reached yet: %+v", st)
 	}
 	cs.Status.RetryToken = "tok"
-	if st := tally(profile, matching, nil, map[string]*configv1beta1.ClusterSummary{"prod/eu": cs}); st.failed == "" {
+	if st := tally(nil, profile, matching, nil, map[string]*configv1beta1.ClusterSummary{"prod/eu": cs}); st.failed == "" {
 		t.Errorf("acted on, and failed again: %+v", st)
 	}
 }
