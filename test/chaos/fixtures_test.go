@@ -53,7 +53,7 @@ var rollouts = []*chaos.Rollout{
 		Name: "sveltos", Namespace: sveltosNS, Deployment: "chaos", ConfigMap: "chaos-info", Key: "message", HelmRelease: "chaos",
 		Stages: []chaos.Stage{
 			{Name: "dev", Clusters: []string{"dev"}, MaxInFlight: 1, Soak: soak},
-			{Name: "staging", Clusters: []string{"staging1", "staging2"}, MaxInFlight: 1, Approval: true},
+			{Name: "staging", MaxInFlight: 2, Approval: true}, // Clusters: the wave, set by TestMain
 			{Name: "prod", Clusters: []string{"prod"}, MaxInFlight: 1},
 		},
 	},
@@ -61,14 +61,14 @@ var rollouts = []*chaos.Rollout{
 		Name: "kubefleet", Namespace: fleetNS, Deployment: "chaos", ConfigMap: "settings", Key: "message",
 		Stages: []chaos.Stage{
 			{Name: "dev", Clusters: []string{"dev"}, Soak: soak},
-			{Name: "staging", Clusters: []string{"staging1", "staging2"}, MaxInFlight: 1, Approval: true},
+			{Name: "staging", MaxInFlight: 2, Approval: true},
 			{Name: "prod", Clusters: []string{"prod"}},
 		},
 	},
 }
 
 // promotion is the Sveltos dialect's rollout: the test chart, its image in the spec and its
-// message in a ConfigMap, three stages, one release at a time, a soak after dev and an approval
+// message in a ConfigMap, three stages, two releases at a time, a soak after dev and an approval
 // after staging. A Deployment counts as updated once every replica runs its spec.
 func promotion(repoURL string, version int) string {
 	return fmt.Sprintf(`
@@ -78,7 +78,7 @@ metadata:
   name: chaos
 spec:
   profileSpec:
-    maxUpdate: 1
+    maxUpdate: 2
     helmCharts:
     - repositoryURL: %[1]s
       repositoryName: local
@@ -149,7 +149,7 @@ spec:
 }
 
 // fleetSetup is the Kubefleet dialect's placement and strategy, in v1 as Kubefleet's docs write
-// them: the same stages, a TimedWait after dev, one cluster at a time in staging and an approval
+// them: the same stages, a TimedWait after dev, two clusters at a time in staging and an approval
 // after it.
 func fleetSetup() []string {
 	return []string{
@@ -174,7 +174,7 @@ spec:
     afterStageTasks: [{type: TimedWait, waitTime: %s}]
   - name: staging
     labelSelector: {matchLabels: {env: staging}}
-    maxConcurrency: 1
+    maxConcurrency: 2
     afterStageTasks: [{type: Approval}]
   - name: prod
     labelSelector: {matchLabels: {env: prod}}

@@ -55,23 +55,16 @@ func TestCrashTrials(t *testing.T) {
 	t.Logf("CHAOS_SEED=%d", seed)
 	e := setUp(t, seed)
 
-	var kills, outages, violations int
+	tally := counters{}
 	for range trials {
 		v := e.next()
-		outage := "mgmt"
-		if v%2 == 1 {
-			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
-		}
+		outage := e.pickOutage(v)
 		start := time.Now()
 		f, found, err := e.trial(t.Context(), v, outage)
-		kills += f.kills
-		outages += f.outages
-		violations += len(found)
-		down := "no API server down"
-		if f.outages > 0 {
-			down = outage + " API server down mid-wave"
-		}
-		t.Logf("trial %d: %s, %d kills, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, len(found))
+		tally.add(f.counts)
+		tally["trials"]++
+		tally["violations"] += len(found)
+		t.Logf("trial %d: %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.describe(), len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -79,10 +72,10 @@ func TestCrashTrials(t *testing.T) {
 			t.Fatalf("trial %d: %v (the fleet's logs are kept in %s)", v, err, keepLogs(t))
 		}
 	}
-	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
-	t.Logf("%d API server outages", outages)
+	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, tally["kills"], tally["violations"])
 	t.Log(summary)
 	fmt.Println(summary)
+	fmt.Println(tally.line())
 }
 
 // keepLogs copies the fleet's logs (the controller's among them) out of the sandbox, which is
@@ -150,14 +143,15 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := newControllerProcess(testenv.Fleet)
+	c := testenv.Client(t)
+	ctl, err := newControllerProcess(ctx, testenv.Fleet, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := ctl.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, seed: seed}
+	e := &env{t: t, c: c, rec: rec, ctl: ctl, repo: repo, seed: seed}
 	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
@@ -184,7 +178,7 @@ func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos
 	rollout.Go(func() error { return e.promote(rolloutCtx, v, sveltosApproval) })
 	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetApproval) })
 
-	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
+	f := e.newFaults(v, outage)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultsDone := make(chan error, 1)
 	if outage != "" {
@@ -211,7 +205,9 @@ func (e *env) trial(ctx context.Context, v int, outage string) (*faults, []chaos
 			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
 		}
 		found = append(found, broken...)
+		found = append(found, chaos.CheckDown(rollouts[i], initial, writes, want, f.downs)...)
 	}
+	found = append(found, checkOverride(initial, writes, v)...)
 	return f, found, nil
 }
 
@@ -285,6 +281,9 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
 // holds both, approves its staging stage and waits for the run to succeed.
 func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
+	if err := e.override(ctx, v); err != nil {
+		return err
+	}
 	if err := apply(ctx, e.c, fleetResources(v)...); err != nil {
 		return err
 	}
@@ -305,6 +304,9 @@ func (e *env) place(ctx context.Context, v int, approval chan<- int64) error {
 	})
 	if err == nil {
 		err = apply(ctx, e.c, updateRun(v, index))
+	}
+	if err == nil {
+		err = e.unpin(ctx, v)
 	}
 	if err != nil {
 		return err
