@@ -63,7 +63,7 @@ TRIALS ?= 2
 PARALLEL ?= 2
 
 .PHONY: chaos
-chaos: build kube ## Crash trials: TRIALS rollouts (default 2) in PARALLEL fleets, the controller SIGKILLed every few seconds and API servers stopped mid-wave; prints the violations (docs/reliability.md).
+chaos: build kube ## Crash trials: TRIALS rollouts (default 2) in PARALLEL fleets through a wave of five, bin/stagecoach's two replicas SIGKILLed every few seconds (the leader too), API servers and etcd stopped and clusters marked Down mid-wave; prints the violations (docs/reliability.md).
 	hack/chaos.sh $(TRIALS) $(PARALLEL)
 
 DEMO_DIR   ?= $(CURDIR)/.demo
