@@ -59,9 +59,9 @@ func (e *env) pickOutage(v int) string {
 // restarts a pod, and a replica that exits on its own is restarted too; once the staging wave has
 // started, the trial's outage happens.
 type faults struct {
-	e      *env
-	ctl    *controllerProcess
-	rng    *rand.Rand
+	e   *env
+	ctl *controllerProcess
+	rng *rand.Rand
 	// orng is the outage's own random source: it runs in a goroutine of its own.
 	orng   *rand.Rand
 	outage string
