@@ -17,7 +17,8 @@ limitations under the License.
 */
 
 // Package chaos runs crash trials: rollouts through a sandbox fleet, in both dialects at once,
-// while the controller is SIGKILLed at random instants and API servers go down mid-wave. The
+// while the controller users run (bin/stagecoach with the chart's arguments, two replicas electing
+// a leader) is SIGKILLed at random instants, and API servers and etcd go down mid-wave. The
 // verdict comes from the fleet's storage, never from Stagecoach's status (see internal/testing/chaos).
 //
 //	make chaos TRIALS=200

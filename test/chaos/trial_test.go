@@ -46,9 +46,9 @@ import (
 )
 
 // TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),
-// each a spec change and a ConfigMap edit, through both dialects at once while the controller is
-// SIGKILLed every few seconds; odd trials also stop a staging cluster's API server mid-wave, even
-// ones the management cluster's. CHAOS_SEED replays a run's random choices.
+// each a spec change and a ConfigMap edit, through both dialects at once while the controller's
+// replicas are SIGKILLed every few seconds and, mid-wave, an API server or etcd stops or a cluster
+// is marked Down (pickOutage). CHAOS_SEED replays a run's random choices.
 func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
