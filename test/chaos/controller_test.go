@@ -44,12 +44,15 @@ import (
 // chartValues are the chart values the trial installs with, beyond the defaults:
 //   - a 1 s probe interval (default 10 s), so that an outage marks a cluster Down after about
 //     3 s (three failed probes) rather than 30 s, within a trial of half a minute;
+//   - a 1 s health interval (default 5 s): each batch of the wave waits for its health checks to
+//     pass, and a wave of five in three batches would wait up to 15 s more per trial;
 //   - leader election timings of 5 s, 4 s and 1 s (default 15 s, 10 s and 2 s): a killed leader's
 //     Lease must expire before a standby takes over, and with the defaults each leader kill would
 //     stall the rollout for 15 to 17 s, which would take 200 trials well past an hour.
 var chartValues = map[string]any{
 	"controller": map[string]any{
-		"probeInterval": "1s",
+		"probeInterval":  "1s",
+		"healthInterval": "1s",
 		"extraArgs": []any{"--leader-elect-lease-duration=5s", "--leader-elect-renew-deadline=4s",
 			"--leader-elect-retry-period=1s"},
 	},

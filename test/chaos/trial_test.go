@@ -275,7 +275,10 @@ func (e *env) promote(ctx context.Context, v int, approval chan<- int64) error {
 		return err
 	}
 	approval <- revision(p)
-	return e.converged(ctx, rollouts[0], v)
+	if err := e.converged(ctx, rollouts[0], v); err != nil {
+		return fmt.Errorf("%w; %s", err, e.promotionState())
+	}
+	return nil
 }
 
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
