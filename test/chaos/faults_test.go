@@ -204,6 +204,9 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 	// Started again whatever happens to ctx: the next trial needs the whole fleet.
 	f.mu.Lock()
 	err := testenv.Restart(context.Background())
+	if err == nil && f.outage == outageEtcd {
+		err = restartNodes()
+	}
 	f.mu.Unlock()
 	if err != nil || f.outage != outageDown {
 		return err
@@ -213,6 +216,18 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 		f.downs[i].To = back
 	}
 	return err
+}
+
+// restartNodes restarts the simulated nodes (kwok) of every managed cluster after etcd came
+// back: their watches can miss a pod bound during the restart, which then stays Pending for
+// minutes, a stall of the sandbox's nodes rather than of Stagecoach.
+func restartNodes() error {
+	for _, c := range testenv.Fleet.Managed {
+		if err := sandbox.Kill(testenv.Fleet.Dir, c.Name+"-kwok"); err != nil {
+			return err
+		}
+	}
+	return testenv.Restart(context.Background())
 }
 
 // downWait bounds the wait for a cluster to be marked Down: three failed probes a second apart,
