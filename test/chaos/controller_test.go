@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +73,8 @@ type controllerProcess struct {
 
 type replica struct {
 	name string
-	args []string
+	// base are the arguments but the ports'.
+	base []string
 	// metrics is the port of its metrics endpoint, where it says whether it leads.
 	metrics int
 	ports   []int
@@ -111,11 +113,8 @@ func newControllerProcess(ctx context.Context, fleet *sandbox.Fleet, c client.Cl
 		}
 		name := fmt.Sprintf("stagecoach-%d", i)
 		a := append([]string{bin, "controller"}, args...)
-		a = append(a, "--kubeconfig="+kubeconfig,
-			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[0]),
-			fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", ports[1]),
-			"--chart-cache-dir="+filepath.Join(fleet.Dir, name+"-cache"))
-		p.replicas = append(p.replicas, &replica{name: name, args: a, metrics: ports[0], ports: ports})
+		a = append(a, "--kubeconfig="+kubeconfig, "--chart-cache-dir="+filepath.Join(fleet.Dir, name+"-cache"))
+		p.replicas = append(p.replicas, &replica{name: name, base: a, metrics: ports[0], ports: ports})
 	}
 	return p, nil
 }
@@ -185,8 +184,16 @@ func (p *controllerProcess) start(ctx context.Context) error {
 		if err != nil || running {
 			continue
 		}
-		if err := sandbox.Attach(ctx, p.dir, r.name, r.args, r.ports...); err != nil {
-			return err
+		if err := sandbox.Attach(ctx, p.dir, r.name, r.args(), r.ports...); err != nil {
+			// A port of the replica's was taken while it was down: it starts on others.
+			ports, perr := sandbox.FreePorts(p.dir, 2)
+			if perr != nil {
+				return err
+			}
+			r.metrics, r.ports = ports[0], ports
+			if err := sandbox.Attach(ctx, p.dir, r.name, r.args(), r.ports...); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -217,6 +224,11 @@ func (p *controllerProcess) leader(ctx context.Context) (*replica, string) {
 		}
 	}
 	return nil, *lease.Spec.HolderIdentity
+}
+
+func (r *replica) args() []string {
+	return append(slices.Clone(r.base), fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", r.ports[0]),
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", r.ports[1]))
 }
 
 // leads reads the replica's leader_election_master_status.
