@@ -50,7 +50,7 @@ test-image: ## Build the image, push it to a loopback registry and run the binar
 # -count=1: the test cache is shared between clones, and a cached pass says nothing of the sandbox
 # today. The dashboard's test drives a headless Chromium, which it may not do without: make browser.
 .PHONY: test-e2e
-test-e2e: kube flux browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
+test-e2e: build kube flux browser ## Run the sandbox tests (the e2e build tag), building the Kubernetes components first.
 	STAGECOACH_REQUIRE_BROWSER=1 go test -count=1 -tags e2e -timeout 60m $$(grep -rl --include='*_test.go' '^//go:build e2e' . | xargs -n1 dirname | sort -u)
 
 .PHONY: browser
@@ -63,7 +63,7 @@ TRIALS ?= 2
 PARALLEL ?= 2
 
 .PHONY: chaos
-chaos: kube ## Crash trials: TRIALS rollouts (default 2) in PARALLEL fleets, the controller SIGKILLed every few seconds and API servers stopped mid-wave; prints the violations (docs/reliability.md).
+chaos: build kube ## Crash trials: TRIALS rollouts (default 2) in PARALLEL fleets through a wave of five, bin/stagecoach's two replicas SIGKILLed every few seconds (the leader too), API servers and etcd stopped and clusters marked Down mid-wave; prints the violations (docs/reliability.md).
 	hack/chaos.sh $(TRIALS) $(PARALLEL)
 
 DEMO_DIR   ?= $(CURDIR)/.demo

@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
 # Runs the crash trials (test/chaos) as PARALLEL independent sandbox fleets, TRIALS in all, and
-# sums their verdicts into one line: "trials N, kills K, violations V", after a line counting the
-# kinds of trials: "failing versions F, rollbacks R, deadlines D". Each fleet gets its own
-# seed (CHAOS_SEED, or a random one, plus the fleet's number), printed so a run can be replayed.
+# sums what they did. Each fleet gets its own seed (CHAOS_SEED, or a random one, plus the fleet's
+# number), printed so that a run can be replayed. CHAOS_WAVE (default 5) is the staging wave's size.
+#
+# Summary lines: every fleet prints, at its end, one line
+#   chaos-summary key=value key=value ...
+# with a whole number per key (trials, violations, kills, leader_kills, both_kills, outages,
+# down_clusters, ...; a trial kind adds its own keys). This script adds the values of each key
+# over the fleets and prints one such line for the whole run, then
+#   trials N, kills K, violations V
+# It fails when a fleet fails or V > 0.
 set -euo pipefail
 
 trials=${1:?usage: hack/chaos.sh TRIALS [PARALLEL]}
 parallel=${2:-1}
 seed=${CHAOS_SEED:-$((RANDOM * 32768 + RANDOM))}
+export CHAOS_WAVE=${CHAOS_WAVE:-5}
+# The trials run bin/stagecoach, the binary users run, on the Kubernetes components of bin/kube.
+# make chaos has built both; run directly, the script builds them.
+if [ -z "${MAKELEVEL:-}" ]; then
+	make --no-print-directory build kube
+fi
+export STAGECOACH_BIN=${STAGECOACH_BIN:-$PWD/bin/stagecoach}
 bin=$(mktemp -d)/chaos.test
 go test -tags e2e -c -o "$bin" ./test/chaos/
 logs=$(mktemp -d /tmp/stagecoach-chaos-XXXXXX)
-echo "crash trials: $trials in $parallel fleets, CHAOS_SEED=$seed, logs in $logs"
+echo "crash trials: $trials in $parallel fleets, CHAOS_SEED=$seed, CHAOS_WAVE=$CHAOS_WAVE, logs in $logs"
 
+start=$SECONDS
 pids=()
 for ((i = 0; i < parallel; i++)); do
 	n=$((trials / parallel + (i < trials % parallel ? 1 : 0)))
@@ -27,12 +42,20 @@ for pid in "${pids[@]}"; do
 done
 
 grep -h 'trial [0-9]*:' "$logs"/fleet-*.log | sed 's/^ *trial_test.go:[0-9]*: //' || true
-awk '/^failing versions [0-9]+, rollbacks [0-9]+, deadlines [0-9]+$/ { gsub(",", ""); f += $3; r += $5; d += $7 }
-	END { printf "failing versions %d, rollbacks %d, deadlines %d\n", f, r, d }' "$logs"/fleet-*.log
-awk '/^trials [0-9]+, kills [0-9]+, violations [0-9]+$/ { gsub(",", ""); t += $2; k += $4; v += $6; n++ }
-	END { printf "trials %d, kills %d, violations %d\n", t, k, v; exit (n == 0) }' "$logs"/fleet-*.log || failed=1
+awk -v secs=$((SECONDS - start)) '/^chaos-summary( [a-z_]+=[0-9]+)*$/ {
+		n++
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (!(kv[1] in sum)) keys[++k] = kv[1]; sum[kv[1]] += kv[2] }
+	}
+	END {
+		if (n == 0) exit 1
+		line = "chaos-summary"
+		for (i = 1; i <= k; i++) line = line " " keys[i] "=" sum[keys[i]]
+		print line
+		printf "trials %d, kills %d, violations %d (%d min %d s)\n", sum["trials"], sum["kills"], sum["violations"], secs / 60, secs % 60
+		exit (sum["violations"] > 0)
+	}' "$logs"/fleet-*.log || failed=1
 if [ "$failed" -ne 0 ]; then
-	echo "a fleet failed: see $logs" >&2
+	echo "a fleet failed or found violations: see $logs" >&2
 	grep -h -- '--- FAIL\|Error\|violation' "$logs"/fleet-*.log | head -40 >&2 || true
 	exit 1
 fi

@@ -82,3 +82,18 @@ func FreePorts(dir string, n int) ([]int, error) {
 func LogFile(dir, name string) string {
 	return filepath.Join(layout{dir: dir}.logs(), name+".log")
 }
+
+// Running reports whether the program attached under name still runs: a supervisor restarts
+// one that ended on its own (a controller replica that lost its lease exits).
+func Running(dir, name string) (bool, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	st, err := loadState(layout{dir: dir}.stateFile())
+	if err != nil {
+		return false, err
+	}
+	i := slices.IndexFunc(st.Processes, func(p *process) bool { return p.Name == name })
+	return i >= 0 && st.Processes[i].alive(), nil
+}

@@ -20,101 +20,277 @@ package chaos
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
+	"github.com/stagecoach-dev/stagecoach/internal/testing/chaos"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
-// controllerProcess is the controller running as a process attached to the sandbox.
-type controllerProcess struct {
-	dir  string
-	args []string
+// The outages a trial can have besides the controller's kills, once the staging wave has started.
+const (
+	outageMgmt    = "mgmt"    // the management cluster's API server, 0.5 to 2 s
+	outageStaging = "staging" // a staging cluster's API server that is updating, 0.5 to 2 s
+	outageDown    = "down"    // the same, until both dialects mark the cluster Down, and 0.5 to 2 s more
+	outageEtcd    = "etcd"    // the etcd of every cluster, 0.5 to 2 s
+)
+
+// pickOutage is trial v's outage: in each six trials, two Down clusters, two management outages,
+// one short staging outage and one etcd restart. The first two trials, make test's, restart etcd
+// and stop a staging API server briefly: a Down trial waits for three failed probes and would
+// make make test slower than before.
+func (e *env) pickOutage(v int) string {
+	return []string{outageMgmt, outageEtcd, outageStaging, outageDown, outageDown, outageMgmt}[v%6]
 }
 
-func newControllerProcess(fleet *sandbox.Fleet) (*controllerProcess, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return nil, err
-	}
-	return &controllerProcess{dir: fleet.Dir, args: []string{exe, controllerMode, fleet.Management.Kubeconfig}}, nil
-}
-
-const controllerName = "stagecoach"
-
-func (p *controllerProcess) start(ctx context.Context) error {
-	return sandbox.Attach(ctx, p.dir, controllerName, p.args)
-}
-
-// crash kills the controller with SIGKILL and starts it again.
-func (p *controllerProcess) crash(ctx context.Context) error {
-	if err := sandbox.Kill(p.dir, controllerName); err != nil {
-		return err
-	}
-	return p.start(ctx)
-}
-
-// faults injects a trial's faults until ctx ends: the controller is killed and restarted after
-// each random gap, and as soon as the staging wave has started (started reports it), outage's
-// API server, if any, goes down for a random moment. It is the only goroutine that stops or
-// starts processes, so the sandbox's state file has one writer.
+// faults injects a trial's faults until ctx ends: the controller's replicas are killed after each
+// random gap — the leader most often, sometimes both — and started again at once, as Kubernetes
+// restarts a pod, and a replica that exits on its own is restarted too; once the staging wave has
+// started, the trial's outage happens.
 type faults struct {
-	ctl    *controllerProcess
-	rng    *rand.Rand
+	e   *env
+	ctl *controllerProcess
+	rng *rand.Rand
+	// orng is the outage's own random source: it runs in a goroutine of its own.
+	orng   *rand.Rand
 	outage string
-	// started reports whether the wave the outage is for has begun.
-	started func() bool
-	kills   int
-	// outages counts the API server outages done.
-	outages int
+	// mu serialises what writes the sandbox's state file: starting replicas, restarting the fleet.
+	mu sync.Mutex
+
+	counts map[string]int
+	// target is the cluster the outage stopped, if a managed one.
+	target string
+	// downs are the outages during which a dialect marked target Down, for the verdict.
+	downs []chaos.Outage
 }
 
-// minGap and maxGap bound the time between two kills: a trial of about 15 s sees several.
+func (e *env) newFaults(v int, outage string) *faults {
+	return &faults{e: e, ctl: e.ctl, rng: e.rng(v, "faults"), orng: e.rng(v, "outage"), outage: outage, counts: map[string]int{}}
+}
+
+func (f *faults) count(key string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counts[key] += n
+}
+
+// minGap and maxGap bound the time between two kills: a trial of about 30 s sees several.
 const minGap, maxGap = 500 * time.Millisecond, 4 * time.Second
 
 func (f *faults) run(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	next := time.Now().Add(f.between(minGap, maxGap))
+	outageDone := make(chan error, 1)
+	outageStarted, awaitLeader := false, false
 	for {
 		select {
 		case <-ctx.Done():
+			if outageStarted {
+				return <-outageDone
+			}
 			return nil
 		case <-tick.C:
 		}
-		if f.outage != "" && f.started() {
-			if err := f.stopAPIServer(ctx); err != nil {
-				return err
-			}
-			continue
+		if !outageStarted && f.outage != "" && f.e.waveStarted() {
+			outageStarted = true
+			target := f.pickTarget()
+			go func() { outageDone <- f.doOutage(ctx, target) }()
+		}
+		if err := f.supervise(ctx); err != nil {
+			return err
 		}
 		if time.Now().Before(next) {
 			continue
 		}
-		if err := f.ctl.crash(context.Background()); err != nil {
+		if awaitLeader {
+			// The gap before the next kill counts from the takeover: killing the leader
+			// again before one is elected would only stall the rollout.
+			if l, _ := f.ctl.leader(ctx); l != nil {
+				awaitLeader = false
+				next = time.Now().Add(f.between(minGap, maxGap))
+			} else {
+				next = time.Now().Add(500 * time.Millisecond)
+			}
+			continue
+		}
+		var err error
+		if awaitLeader, err = f.kill(ctx); err != nil {
 			return err
 		}
-		f.kills++
 		next = time.Now().Add(f.between(minGap, maxGap))
 	}
 }
 
-// stopAPIServer kills outage's API server and starts it again after a random moment.
-func (f *faults) stopAPIServer(ctx context.Context) error {
-	if err := sandbox.Kill(f.ctl.dir, f.outage+"-kube-apiserver"); err != nil {
+// supervise starts the replicas that are not running.
+func (f *faults) supervise(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ctl.start(context.WithoutCancel(ctx))
+}
+
+// kill SIGKILLs the leader (three times in twenty), both replicas (one in twenty) or the standby. With no
+// leader elected at that moment, a random replica goes. It reports whether the leader went: a
+// standby then takes over once the leader's Lease expires.
+func (f *faults) kill(ctx context.Context) (bool, error) {
+	leader, _ := f.ctl.leader(ctx)
+	var victims []*replica
+	switch n := f.rng.IntN(20); {
+	case n < 1:
+		victims = f.ctl.replicas
+		f.count("both_kills", 1)
+	case leader != nil && n < 4:
+		victims = []*replica{leader}
+		f.count("leader_kills", 1)
+	default:
+		others := slices.DeleteFunc(slices.Clone(f.ctl.replicas), func(r *replica) bool { return r == leader })
+		victims = []*replica{others[f.rng.IntN(len(others))]}
+	}
+	if err := f.ctl.kill(victims...); err != nil {
+		return false, err
+	}
+	f.count("kills", len(victims))
+	return leader == nil || slices.Contains(victims, leader), f.supervise(ctx)
+}
+
+// pickTarget chooses the staging cluster a managed outage stops: one whose update has begun.
+func (f *faults) pickTarget() string {
+	switch f.outage {
+	case outageStaging, outageDown:
+	default:
+		return ""
+	}
+	_, writes, _ := f.e.rec.Since()
+	var started []string
+	for _, w := range writes {
+		if w.Namespace == sveltosNS && strings.HasPrefix(w.Cluster, "staging") && w.Resource == "secrets" && !slices.Contains(started, w.Cluster) {
+			started = append(started, w.Cluster)
+		}
+	}
+	return started[f.rng.IntN(len(started))]
+}
+
+// doOutage stops the outage's process and starts it again.
+func (f *faults) doOutage(ctx context.Context, target string) error {
+	f.target = target
+	name := "mgmt-kube-apiserver"
+	switch f.outage {
+	case outageEtcd:
+		name = "etcd"
+	case outageStaging, outageDown:
+		name = target + "-kube-apiserver"
+	}
+	if err := sandbox.Kill(f.ctl.dir, name); err != nil {
 		return err
 	}
-	f.outage = ""
-	f.outages++
-	pause(ctx, f.between(500*time.Millisecond, 2*time.Second))
+	f.count("outages", 1)
+	f.count(f.outage+"_outages", 1)
+	if f.outage == outageDown {
+		f.awaitDown(ctx, target)
+	}
+	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
 	// Started again whatever happens to ctx: the next trial needs the whole fleet.
+	f.mu.Lock()
+	err := testenv.Restart(context.Background())
+	if err == nil && f.outage == outageEtcd {
+		err = restartNodes()
+	}
+	f.mu.Unlock()
+	if err != nil || f.outage != outageDown {
+		return err
+	}
+	back, err := currentRevision(f.e.c)
+	for i := range f.downs {
+		f.downs[i].To = back
+	}
+	return err
+}
+
+// restartNodes restarts the simulated nodes (kwok) of every managed cluster after etcd came
+// back: their watches can miss a pod bound during the restart, which then stays Pending for
+// minutes, a stall of the sandbox's nodes rather than of Stagecoach.
+func restartNodes() error {
+	for _, c := range testenv.Fleet.Managed {
+		if err := sandbox.Kill(testenv.Fleet.Dir, c.Name+"-kwok"); err != nil {
+			return err
+		}
+	}
 	return testenv.Restart(context.Background())
+}
+
+// downWait bounds the wait for a cluster to be marked Down: three failed probes a second apart,
+// and room for a controller that was just killed.
+const downWait = 30 * time.Second
+
+// awaitDown waits until the SveltosCluster and the MemberCluster of target say Down (Joined
+// False), and notes from which revision each did.
+func (f *faults) awaitDown(ctx context.Context, target string) {
+	deadline := time.Now().Add(downWait)
+	found := map[string]int64{}
+	for len(found) < 2 && time.Now().Before(deadline) && pause(ctx, 200*time.Millisecond) {
+		sc := &libv1beta1.SveltosCluster{}
+		if _, ok := found[rollouts[0].Name]; !ok && f.e.c.Get(ctx, client.ObjectKey{Namespace: target, Name: target}, sc) == nil &&
+			sc.Status.ConnectionStatus == libv1beta1.ConnectionDown {
+			found[rollouts[0].Name] = revision(sc)
+		}
+		mc := &clusterv1beta1.MemberCluster{}
+		if _, ok := found[rollouts[1].Name]; !ok && f.e.c.Get(ctx, client.ObjectKey{Name: target}, mc) == nil &&
+			meta.IsStatusConditionFalse(mc.Status.Conditions, string(clusterv1beta1.ConditionTypeMemberClusterJoined)) {
+			found[rollouts[1].Name] = revision(mc)
+		}
+	}
+	for r, from := range found {
+		f.downs = append(f.downs, chaos.Outage{Rollout: r, Cluster: target, From: from})
+	}
+	if len(found) == 2 {
+		f.count("down_clusters", 1)
+	}
+}
+
+// currentRevision is etcd's revision now, as the management cluster's API server reports it.
+func currentRevision(c client.Client) (int64, error) {
+	var rev int64
+	err := retry(context.Background(), func(ctx context.Context) error {
+		l := &corev1.NamespaceList{}
+		if err := c.List(ctx, l, client.Limit(1)); err != nil {
+			return err
+		}
+		_, err := fmt.Sscan(l.ResourceVersion, &rev)
+		return err
+	})
+	return rev, err
+}
+
+// describe says what the faults did, for the trial's log line.
+func (f *faults) describe() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := fmt.Sprintf("%d kills (%d of the leader, %d of both replicas)", f.counts["kills"], f.counts["leader_kills"], f.counts["both_kills"])
+	switch {
+	case f.counts["outages"] == 0:
+		return s + ", no outage"
+	case f.outage == outageEtcd:
+		return s + ", etcd restarted"
+	case f.outage == outageMgmt:
+		return s + ", mgmt API server down mid-wave"
+	case f.counts["down_clusters"] > 0:
+		return s + ", " + f.target + " Down mid-wave"
+	case f.outage == outageDown:
+		return s + ", " + f.target + " API server down mid-wave, not marked Down in time"
+	}
+	return s + ", " + f.target + " API server down mid-wave"
 }
 
 func (f *faults) between(lo, hi time.Duration) time.Duration {
@@ -131,4 +307,24 @@ func pause(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// counters add up what the trials did, per kind, for the summary line hack/chaos.sh sums.
+type counters map[string]int
+
+func (c counters) add(more map[string]int) {
+	for k, n := range more {
+		c[k] += n
+	}
+}
+
+// line is the summary: "chaos-summary" then key=value for every counter, by key.
+func (c counters) line() string {
+	keys := slices.Sorted(maps.Keys(c))
+	var b strings.Builder
+	b.WriteString("chaos-summary")
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%d", k, c[k])
+	}
+	return b.String()
 }

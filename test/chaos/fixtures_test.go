@@ -54,7 +54,7 @@ var rollouts = []*chaos.Rollout{
 		Name: "sveltos", Namespace: sveltosNS, Deployment: "chaos", ConfigMap: "chaos-info", Key: "message", HelmRelease: "chaos",
 		Stages: []chaos.Stage{
 			{Name: "dev", Clusters: []string{"dev"}, MaxInFlight: 1, Soak: soak},
-			{Name: "staging", Clusters: []string{"staging1", "staging2"}, MaxInFlight: 1, Approval: true},
+			{Name: "staging", MaxInFlight: 2, Approval: true}, // Clusters: the wave, set by TestMain
 			{Name: "prod", Clusters: []string{"prod"}, MaxInFlight: 1},
 		},
 	},
@@ -62,14 +62,14 @@ var rollouts = []*chaos.Rollout{
 		Name: "kubefleet", Namespace: fleetNS, Deployment: "chaos", ConfigMap: "settings", Key: "message",
 		Stages: []chaos.Stage{
 			{Name: "dev", Clusters: []string{"dev"}, Soak: soak},
-			{Name: "staging", Clusters: []string{"staging1", "staging2"}, MaxInFlight: 1, Approval: true},
+			{Name: "staging", MaxInFlight: 2, Approval: true},
 			{Name: "prod", Clusters: []string{"prod"}},
 		},
 	},
 }
 
 // promotion is the Sveltos dialect's rollout: the test chart, its image in the spec and its
-// message in a ConfigMap, three stages, one release at a time, a soak after dev and an approval
+// message in a ConfigMap, three stages, two releases at a time, a soak after dev and an approval
 // after staging. A Deployment counts as updated once every replica runs its spec, and healthy
 // unless the version names its cluster among those it fails on (bad): the chart writes both
 // onto the Deployment, the cluster's name templated per cluster. A bad version's stage gets its
@@ -83,7 +83,7 @@ metadata:
 spec:
   %[6]s
   profileSpec:
-    maxUpdate: 1
+    maxUpdate: 2
     helmCharts:
     - repositoryURL: %[1]s
       repositoryName: local
@@ -179,7 +179,8 @@ spec:
 }
 
 // fleetSetup is the Kubefleet dialect's placement and strategy, in v1 as Kubefleet's docs write
-// them.
+// them: the same stages, a TimedWait after dev, two clusters at a time in staging and an approval
+// after it (strategy).
 func fleetSetup() []string {
 	return []string{
 		fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", fleetNS),

@@ -101,7 +101,7 @@ spec:
     afterStageTasks: [{type: TimedWait, waitTime: %s}]%s
   - name: staging
     labelSelector: {matchLabels: {env: staging}}
-    maxConcurrency: 1
+    maxConcurrency: 2
     afterStageTasks: [{type: Approval}]%s
   - name: prod
     labelSelector: {matchLabels: {env: prod}}%s

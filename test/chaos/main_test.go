@@ -17,7 +17,8 @@ limitations under the License.
 */
 
 // Package chaos runs crash trials: rollouts through a sandbox fleet, in both dialects at once,
-// while the controller is SIGKILLed at random instants and API servers go down mid-wave. The
+// while the controller users run (bin/stagecoach with the chart's arguments, two replicas electing
+// a leader) is SIGKILLed at random instants, and API servers and etcd go down mid-wave. The
 // verdict comes from the fleet's storage, never from Stagecoach's status (see internal/testing/chaos).
 //
 //	make chaos TRIALS=200
@@ -26,47 +27,54 @@ package chaos
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"strconv"
 	"testing"
-	"time"
 
-	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/testenv"
 )
 
-// controllerMode is the first argument with which the test binary runs as the controller, a
-// process of its own that a trial can kill.
-const controllerMode = "stagecoach-controller"
+// defaultWave is how many clusters the staging stage has unless CHAOS_WAVE says otherwise: two,
+// as many as maxUpdate, so that `make test` starts no more API servers than it did. make chaos
+// sets five: a wave of maxUpdate 2 then runs in three batches, and a kill can land while two
+// clusters update and a third waits for its slot.
+const defaultWave = 2
 
-// TestMain starts a fleet of four clusters in three stages: dev, staging1 and staging2 (the
-// wave), prod. Run with controllerMode, the binary is the controller instead.
-func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == controllerMode {
-		if err := runController(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	testenv.Main(m,
-		sandbox.ClusterSpec{Name: "dev", Labels: map[string]string{"env": "dev"}},
-		sandbox.ClusterSpec{Name: "staging1", Labels: map[string]string{"env": "staging"}},
-		sandbox.ClusterSpec{Name: "staging2", Labels: map[string]string{"env": "staging"}},
-		sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod"}},
-	)
+// wave lists the staging clusters, set by TestMain.
+var wave []string
+
+// overridden says which clusters the Kubefleet dialect's ResourceOverride gives a value of their
+// own: every other staging cluster and prod (label chaosOverrideLabel).
+func overridden(name string) bool {
+	return name == "prod" || (len(name) > len("staging") && name[len(name)-1]%2 == 0)
 }
 
-// runController runs every Stagecoach reconciler against the management cluster, as
-// `stagecoach controller` does, with the sandbox's short probe and health intervals.
-func runController(kubeconfig string) error {
-	return testenv.RunControllerProcess(kubeconfig, func(mgr ctrl.Manager) error {
-		return controller.Setup(mgr, controller.Options{RecordApprovers: testenv.RecordApprovers, ProbeInterval: time.Second, HealthInterval: 500 * time.Millisecond, DriftInterval: 30 * time.Second,
-			ChartSources: controller.ChartSources{TenantRefusedNetworks: testenv.TenantRefusedChartNetworks},
-			// The fleet's own chart cache: the shared one may hold another run's chart of the same
-			// version from a chart repository that had the same port.
-			ChartCacheDir: filepath.Join(filepath.Dir(kubeconfig), "chart-cache")})
-	})
+const chaosOverrideLabel = "chaos-override"
+
+// TestMain starts a fleet of CHAOS_WAVE+2 clusters in three stages: dev, staging1…stagingN (the
+// wave), prod.
+func TestMain(m *testing.M) {
+	n := defaultWave
+	if s := os.Getenv("CHAOS_WAVE"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "CHAOS_WAVE=%q: want a number of clusters, at least 1\n", s)
+			os.Exit(2)
+		}
+	}
+	specs := []sandbox.ClusterSpec{{Name: "dev", Labels: map[string]string{"env": "dev"}}}
+	for i := 1; i <= n; i++ {
+		wave = append(wave, fmt.Sprintf("staging%d", i))
+		specs = append(specs, sandbox.ClusterSpec{Name: wave[i-1], Labels: map[string]string{"env": "staging"}})
+	}
+	specs = append(specs, sandbox.ClusterSpec{Name: "prod", Labels: map[string]string{"env": "prod"}})
+	for _, s := range specs {
+		if overridden(s.Name) {
+			s.Labels[chaosOverrideLabel] = "yes"
+		}
+	}
+	for _, r := range rollouts {
+		r.Stages[1].Clusters = wave
+	}
+	testenv.Main(m, specs...)
 }

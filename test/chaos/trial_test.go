@@ -46,52 +46,44 @@ import (
 )
 
 // TestCrashTrials rolls out CHAOS_TRIALS new versions (2 by default; `make chaos TRIALS=200`),
-// each a spec change and a ConfigMap edit, through both dialects at once while the controller is
-// SIGKILLed every few seconds; odd trials also stop a staging cluster's API server mid-wave, even
-// ones the management cluster's. In the Sveltos dialect, even trials and some odd ones roll out
-// a bad version, which fails at a random stage (planFailure). CHAOS_SEED replays a run's random
-// choices.
+// each a spec change and a ConfigMap edit, through both dialects at once while the controller's
+// replicas are SIGKILLed every few seconds and, mid-wave, an API server or etcd stops or a cluster
+// is marked Down (pickOutage). Some versions are bad: they fail at a random stage (planFailure,
+// planFleetFailure). CHAOS_SEED replays a run's random choices.
 func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
 	e := setUp(t, seed)
 
-	var kills, outages, violations, failing, rollbacks, deadlines int
+	tally := counters{}
 	for range trials {
 		v := e.next()
 		plan, fleetPlan := e.planFailure(v), e.planFleetFailure(v)
-		outage := "mgmt"
-		if v%2 == 1 {
-			outage = []string{"staging1", "staging2"}[e.rng(v, "outage").IntN(2)]
-		}
+		outage := e.pickOutage(v)
 		start := time.Now()
 		f, found, err := e.trial(t.Context(), v, outage, plan, fleetPlan)
-		versions := "good versions"
+		tally.add(f.counts)
+		tally["trials"]++
+		tally["violations"] += len(found)
+		var versions []string
 		for _, p := range []*failPlan{plan, fleetPlan} {
 			if p == nil {
 				continue
 			}
-			versions = p.String()
-			failing++
+			versions = append(versions, p.String())
+			tally["failing_versions"]++
 			if p.rollback {
-				rollbacks++
+				tally["rollbacks"]++
 			}
 			if p.deadline > 0 {
-				deadlines++
+				tally["deadlines"]++
 			}
 		}
-		if plan != nil && fleetPlan != nil {
-			versions = plan.String() + "; " + fleetPlan.String()
+		if len(versions) == 0 {
+			versions = append(versions, "good versions")
 		}
-		kills += f.kills
-		outages += f.outages
-		violations += len(found)
-		down := "no API server down"
-		if f.outages > 0 {
-			down = outage + " API server down mid-wave"
-		}
-		t.Logf("trial %d: %s, %d kills, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.kills, down, versions, len(found))
+		t.Logf("trial %d: %s, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.describe(), strings.Join(versions, "; "), len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -99,13 +91,10 @@ func TestCrashTrials(t *testing.T) {
 			t.Fatalf("trial %d: %v (the fleet's logs are kept in %s)", v, err, keepLogs(t))
 		}
 	}
-	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, kills, violations)
-	kinds := fmt.Sprintf("failing versions %d, rollbacks %d, deadlines %d", failing, rollbacks, deadlines)
-	t.Logf("%d API server outages", outages)
-	t.Log(kinds)
+	summary := fmt.Sprintf("trials %d, kills %d, violations %d", trials, tally["kills"], tally["violations"])
 	t.Log(summary)
-	fmt.Println(kinds)
 	fmt.Println(summary)
+	fmt.Println(tally.line())
 }
 
 // keepLogs copies the fleet's logs (the controller's among them) out of the sandbox, which is
@@ -180,14 +169,15 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := newControllerProcess(testenv.Fleet)
+	c := testenv.Client(t)
+	ctl, err := newControllerProcess(ctx, testenv.Fleet, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := ctl.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, c: testenv.Client(t), rec: rec, ctl: ctl, repo: repo, seed: seed}
+	e := &env{t: t, c: c, rec: rec, ctl: ctl, repo: repo, seed: seed}
 	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
@@ -223,7 +213,7 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 	rollout.Go(func() error { return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval) })
 	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetPlan, wants[1], fleetApproval) })
 
-	f := &faults{ctl: e.ctl, rng: e.rng(v, "faults"), outage: outage, started: e.waveStarted}
+	f := e.newFaults(v, outage)
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultsDone := make(chan error, 1)
 	if outage != "" {
@@ -251,12 +241,15 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
 		}
 		found = append(found, broken...)
+		found = append(found, chaos.CheckDown(rollouts[i], initial, writes, want, f.downs)...)
 	}
 	if plan == nil {
 		lastGood = v
 	}
 	if fleetGood = fleetPlan == nil; fleetGood {
 		fleetLastGood = v
+		// A bad version's run pins no new override: its trial leaves the override as it was.
+		found = append(found, checkOverride(initial, writes, v)...)
 	}
 	return f, found, nil
 }
@@ -334,7 +327,7 @@ func (e *env) promote(ctx context.Context, v int, plan *failPlan, want chaos.Exp
 		return e.settled(ctx, v, plan, generation, want)
 	}
 	if err := e.converged(ctx, rollouts[0], want); err != nil {
-		return err
+		return fmt.Errorf("%w; %s", err, e.promotionState())
 	}
 	return e.outcome(ctx, v, generation, configv1beta1.OutcomeSucceeded)
 }
@@ -344,10 +337,16 @@ const approvalStage = 1
 
 // place changes the placed ConfigMap and Deployment, starts an update run for the snapshot that
 // holds both, approves its staging stage and waits for the run to succeed. A bad version (plan)
-// changes only the Deployment, and its run is awaited until it failed or was rolled back.
+// changes only the Deployment, and its run is awaited until it failed or was rolled back; a good
+// one also gives the override a new value, which its run pins before the value is edited again.
 func (e *env) place(ctx context.Context, v int, plan *failPlan, want chaos.Expect, approval chan<- int64) error {
 	if err := apply(ctx, e.c, strategy(plan)); err != nil {
 		return err
+	}
+	if plan == nil {
+		if err := e.override(ctx, v); err != nil {
+			return err
+		}
 	}
 	if err := apply(ctx, e.c, fleetResources(v, plan)...); err != nil {
 		return err
@@ -369,6 +368,9 @@ func (e *env) place(ctx context.Context, v int, plan *failPlan, want chaos.Expec
 	})
 	if err == nil {
 		err = apply(ctx, e.c, updateRun(v, index))
+	}
+	if err == nil && plan == nil {
+		err = e.unpin(ctx, v)
 	}
 	if err != nil {
 		return err

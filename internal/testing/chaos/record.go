@@ -90,21 +90,39 @@ func Record(ctx context.Context, endpoint, keyPrefix string, namespaces ...strin
 			r.initial = append(r.initial, w)
 		}
 	}
-	watch := cli.Watch(clientv3.WithRequireLeader(ctx), keyPrefix, clientv3.WithPrefix(), clientv3.WithRev(resp.Header.Revision+1))
-	go func() {
-		defer cli.Close()
+	go r.follow(ctx, cli, resp.Header.Revision)
+	return r, nil
+}
+
+// follow records every write after revision rev until ctx ends. When etcd restarts, the watch
+// ends or fails; it is opened again from the revision after the last one received, so no write
+// is lost: etcd keeps them until a compaction, which the kube-apiservers do every five minutes
+// and never past the revisions a client has yet to see for long.
+func (r *Recorder) follow(ctx context.Context, cli *clientv3.Client, rev int64) {
+	defer cli.Close()
+	for ctx.Err() == nil {
+		wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+		watch := cli.Watch(wctx, r.prefix, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 		for resp := range watch {
-			if err := resp.Err(); err != nil {
-				r.fail(err)
+			if resp.CompactRevision > 0 {
+				cancel()
+				r.fail(fmt.Errorf("writes after revision %d were compacted before they were recorded (compacted at %d)", rev, resp.CompactRevision))
 				return
+			}
+			if resp.Err() != nil {
+				break // etcd went away or lost its leader: watch again
+			}
+			for _, ev := range resp.Events {
+				rev = max(rev, ev.Kv.ModRevision)
 			}
 			r.take(resp.Events)
 		}
-		if ctx.Err() == nil {
-			r.fail(fmt.Errorf("the etcd watch ended"))
+		cancel()
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
 		}
-	}()
-	return r, nil
+	}
 }
 
 func (r *Recorder) take(events []*clientv3.Event) {

@@ -159,3 +159,14 @@ func tenantNamespaces() []any {
 // networks but loopback, where the repository listens. Link-local addresses and the service
 // network stay refused.
 var TenantRefusedChartNetworks = []string{"link-local", "service-network"}
+
+// ChartServiceAccountConfig installs the chart's ServiceAccount and RBAC on Fleet's management
+// cluster, as MainWithController does, for a suite that runs the controller as a process of its
+// own; it returns a config with a token of that ServiceAccount and the user it authenticates as.
+func ChartServiceAccountConfig(ctx context.Context) (*rest.Config, string, error) {
+	cfg, user, err := asChartServiceAccount(ctx, Fleet.Management.Config)
+	if err == nil {
+		ChartServiceAccount = user
+	}
+	return cfg, user, err
+}

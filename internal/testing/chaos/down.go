@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The Stagecoach Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package chaos judges crash trials. A Recorder follows the storage of a sandbox fleet (one etcd
+
+package chaos
+
+import (
+	"slices"
+	"strings"
+)
+
+// RuleDown is the promise about a cluster marked Down in the middle of its wave: a cluster that
+// had the version (being updated, or done and soaking) keeps its stage from passing until it
+// answers again, and one being updated keeps its slot, so no more of its stage update than the
+// bound, it included.
+const RuleDown = "down"
+
+// Outage is a span of revisions during which a dialect reported Cluster Down (a SveltosCluster's
+// connectionStatus, a MemberCluster's Joined condition), until its API server answered again.
+type Outage struct {
+	// Rollout names the rollout of the dialect that reported it.
+	Rollout string
+	Cluster string
+	// From is the revision of the status that said Down; To the first revision after the API
+	// server was back.
+	From, To int64
+}
+
+// CheckDown replays the records of r and checks RuleDown for each of r's outages.
+func CheckDown(r *Rollout, initial, writes []Write, want Expect, outages []Outage) []Violation {
+	var found []Violation
+	for _, o := range outages {
+		if o.Rollout == r.Name {
+			found = append(found, checkDown(r, initial, writes, want, o)...)
+		}
+	}
+	return found
+}
+
+func checkDown(r *Rollout, initial, writes []Write, want Expect, o Outage) []Violation {
+	p := newReplay(r, want)
+	stage, ok := p.stageOf[o.Cluster]
+	if !ok {
+		return nil
+	}
+	for _, w := range initial {
+		p.apply(w, true)
+	}
+	var out []Violation
+	violate := func(format string, args ...any) {
+		p.violations = nil
+		p.violate(RuleDown, format, args...)
+		out = append(out, p.violations...)
+	}
+	judged, had, busy := false, false, false
+	for _, w := range writes {
+		if !judged && w.Rev > o.From {
+			judged = true
+			c := p.clusters[o.Cluster]
+			had = hasVersion(c, want)
+			busy = had && !c.settled()
+		}
+		p.apply(w, false)
+		if !judged || w.Rev >= o.To {
+			continue
+		}
+		later, ok := p.stageOf[w.Cluster]
+		if had && ok && later > stage && hasVersion(p.clusters[w.Cluster], want) {
+			violate("%s got the version at revision %d while %s, which had it, was Down (revisions %d to %d)", w.Cluster, w.Rev, o.Cluster, o.From, o.To)
+			return out
+		}
+		if s := r.Stages[stage]; busy && later == stage && s.MaxInFlight > 0 {
+			updating := []string{o.Cluster}
+			for _, name := range s.Clusters {
+				if name != o.Cluster && !p.clusters[name].settled() {
+					updating = append(updating, name)
+				}
+			}
+			if len(updating) > s.MaxInFlight {
+				violate("stage %s had %s updating at revision %d while %s held its slot Down, more than %d", s.Name,
+					strings.Join(updating, ", "), w.Rev, o.Cluster, s.MaxInFlight)
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// hasVersion reports whether the cluster holds the version's image or content.
+func hasVersion(c *cluster, want Expect) bool {
+	return slices.Contains(c.fields(), field{"image", want.Image}) || slices.Contains(c.fields(), field{"message", want.Message})
+}
