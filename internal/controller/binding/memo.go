@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	clusterv1beta1 "github.com/stagecoach-dev/stagecoach/api/cluster/v1beta1"
 	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/availability"
 	"github.com/stagecoach-dev/stagecoach/internal/deploy/manifests"
@@ -84,19 +85,46 @@ func (r *kindReconciler) resyncInterval(ctx context.Context) time.Duration {
 // knownTTL is how long a count of the kind's bindings is used before it is taken again.
 const knownTTL = 30 * time.Second
 
-// known is how many bindings of the kind the cache holds, counted at most every knownTTL; 0
-// when they cannot be counted.
+// known is how many bindings of the kind this shard applies, as the cache holds them, counted at
+// most every knownTTL; 0 when they cannot be counted.
 func (r *kindReconciler) known(ctx context.Context) int {
 	r.countMu.Lock()
 	defer r.countMu.Unlock()
 	if r.informers == nil || time.Since(r.counted) < knownTTL {
 		return r.count
 	}
-	objs, err := inplace.Objects(ctx, r.informers, r.client, r.family.NewBinding(), r.family.NewBindingList(), "", nil)
-	if err == nil {
-		r.count, r.counted = len(objs), time.Now()
+	if n, err := r.countApplied(ctx); err == nil {
+		r.count, r.counted = n, time.Now()
 	}
 	return r.count
+}
+
+// countApplied counts, in place, the bindings of the kind that are applied (Bound or
+// Unscheduled, not being deleted) to a member cluster of this replica's shard: the bindings of
+// other shards are resynced by their own replicas, at their own pace.
+func (r *kindReconciler) countApplied(ctx context.Context) (int, error) {
+	members, err := inplace.Objects(ctx, r.informers, r.client, &clusterv1beta1.MemberCluster{}, &clusterv1beta1.MemberClusterList{}, "", nil)
+	if err != nil {
+		return 0, err
+	}
+	owned := make(map[string]bool, len(members))
+	for _, mc := range members {
+		if r.shard.Owns(mc) {
+			owned[mc.GetName()] = true
+		}
+	}
+	objs, err := inplace.Objects(ctx, r.informers, r.client, r.family.NewBinding(), r.family.NewBindingList(), "", nil)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, o := range objs {
+		b, ok := o.(placementv1beta1.BindingObj)
+		if ok && b.GetDeletionTimestamp().IsZero() && b.BindingSpec().State != placementv1beta1.BindingStateScheduled && owned[b.BindingSpec().TargetCluster] {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // memo holds, per binding, its last apply and how many attempts in a row failed.

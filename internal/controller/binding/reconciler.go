@@ -125,6 +125,8 @@ type kindReconciler struct {
 	family placementv1beta1.Family
 	memo   *memo
 
+	// restored holds the UIDs of the bindings taken over after a restart (restoredWait).
+	restored sync.Map
 	// count is how many bindings of the kind the cache held at counted (known).
 	countMu sync.Mutex
 	count   int

@@ -40,7 +40,9 @@ func (r *kindReconciler) restoredWait(ctx context.Context, b placementv1beta1.Bi
 	last := r.memo.get(key)
 	switch {
 	case last == nil:
-		if !statusShowsApplied(b) {
+		// Once per binding and process: a binding whose apply later fails without a record
+		// (a snapshot that cannot be read, say) is applied again, not taken over again.
+		if _, again := r.restored.LoadOrStore(b.GetUID(), true); again || !statusShowsApplied(b) {
 			return 0, false
 		}
 		last = &applied{

@@ -83,6 +83,12 @@ func TestRestoredWait(t *testing.T) {
 	if _, ok := r.restoredWait(t.Context(), b); ok {
 		t.Error("a binding whose generation changed waits for its resync")
 	}
+	// Taken over once per process: after its resync was due (and forgotten), a binding whose
+	// status still says applied is applied, not taken over again.
+	again := restoredBinding("ok", "member", 2, "True", "True")
+	if _, ok := r.restoredWait(t.Context(), again); ok {
+		t.Error("a binding was taken over a second time")
+	}
 	// One that this replica applied itself is no concern of restoredWait.
 	r.memo.succeeded(client.ObjectKeyFromObject(b), &applied{uid: b.UID, generation: 3, snapshot: "p-0-snapshot", due: time.Now().Add(time.Hour)})
 	if _, ok := r.restoredWait(t.Context(), b); ok {

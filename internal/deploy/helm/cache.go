@@ -130,6 +130,9 @@ func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) (
 	}
 	idx, err := c.index(ctx, ref, creds)
 	if err != nil {
+		if data, path, ok := c.unreachable(ref, err); ok {
+			return data, path, nil
+		}
 		return nil, "", err
 	}
 	cv, err := selectVersion(idx, ref)
@@ -137,7 +140,7 @@ func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) (
 		return nil, "", err
 	}
 	path := c.archivePath(ref, cv.Version)
-	data, err := c.onceChecked(path, func(data []byte) bool {
+	data, err := c.onceChecked(path, false, func(data []byte) bool {
 		return cv.Digest != "" && verifyDigest(data, cv.Digest, ref, cv.Version) == nil
 	}, func() ([]byte, error) {
 		data, err := downloadChart(ctx, ref, cv, creds)
@@ -178,16 +181,22 @@ func (c *Cache) once(path string, fetch func() ([]byte, error)) ([]byte, error) 
 
 // onceChecked is once for an archive whose copy on disk is used only if this Cache fetched it or
 // current says it matches its source; otherwise it is fetched again. Either way the path is then
-// known to be current, and an exact version is served from disk without asking (archive).
-func (c *Cache) onceChecked(path string, current func([]byte) bool, fetch func() ([]byte, error)) ([]byte, error) {
+// known to be current, and an exact version is served from disk without asking (archive). With
+// unchecked, a copy that could not be checked is used when the source does not answer.
+func (c *Cache) onceChecked(path string, unchecked bool, current func([]byte) bool, fetch func() ([]byte, error)) ([]byte, error) {
 	v, err, _ := c.group.Do("archive:"+path, func() (any, error) {
-		if data, err := os.ReadFile(path); err == nil {
-			if _, ok := c.checked.Load(path); ok || current(data) {
+		onDisk, diskErr := os.ReadFile(path)
+		if diskErr == nil {
+			if _, ok := c.checked.Load(path); ok || current(onDisk) {
 				c.checked.Store(path, true)
-				return data, nil
+				return onDisk, nil
 			}
 		}
 		data, err := fetch()
+		if err != nil && unchecked && diskErr == nil && !IsPermanent(err) {
+			c.log.Info("chart source does not answer: using the copy on disk", "path", path, "error", err.Error())
+			return onDisk, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -202,6 +211,22 @@ func (c *Cache) onceChecked(path string, current func([]byte) bool, fetch func()
 		return nil, err
 	}
 	return v.([]byte), nil
+}
+
+// unreachable returns the copy on disk of an exact version when its repository's index cannot be
+// fetched for a reason retrying may fix: a restart while the repository is away must not stop
+// the deploys of charts already here.
+func (c *Cache) unreachable(ref chartRef, err error) ([]byte, string, bool) {
+	if ref.version == "" || isVersionRange(ref.version) || IsPermanent(err) {
+		return nil, "", false
+	}
+	path := c.archivePath(ref, ref.version)
+	data, readErr := os.ReadFile(path)
+	if readErr != nil {
+		return nil, "", false
+	}
+	c.log.Info("chart repository does not answer: using the copy on disk", "chart", ref.String(), "version", ref.version, "error", err.Error())
+	return data, path, true
 }
 
 // index returns the repository's index, fetching it when the cached copy is older than the TTL.

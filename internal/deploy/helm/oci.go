@@ -46,8 +46,9 @@ func (c *Cache) ociArchive(ctx context.Context, ref chartRef, creds *Credentials
 		version = picked
 	}
 	path := c.archivePath(ref, version)
-	// A tag names no digest to check a copy on disk against: it is pulled once per process.
-	data, err := c.onceChecked(path, func([]byte) bool { return false }, func() ([]byte, error) {
+	// A tag names no digest to check a copy on disk against: it is pulled once per process, and
+	// the copy is used only while the registry does not answer.
+	data, err := c.onceChecked(path, true, func([]byte) bool { return false }, func() ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

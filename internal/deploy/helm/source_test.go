@@ -275,6 +275,27 @@ func TestCacheChecksCopiesOnDisk(t *testing.T) {
 	if got := repo.hits("/index.yaml"); got != 2 {
 		t.Errorf("index.yaml fetched %d times, want 2 (once per Cache)", got)
 	}
+
+	// A repository that does not answer: an exact version on disk is still served, a range is not.
+	away := webapp("http://127.0.0.1:1/charts/", "1.0.0")
+	awayRef, _ := parseChartRef(away)
+	good, err := os.ReadFile(filepath.Join(repo.dir, "webapp-1.0.0.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(second.archivePath(awayRef, "1.0.0")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(second.archivePath(awayRef, "1.0.0"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := second.Fetch(ctx, away, nil); err != nil || ch.Metadata.Version != "1.0.0" {
+		t.Fatalf("exact version on disk, repository away: %v, %v", ch, err)
+	}
+	away.ChartVersion = "~1.0"
+	if _, err := second.Fetch(ctx, away, nil); err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("range, repository away: %v", err)
+	}
 }
 
 // TestCacheOCI pulls charts from a plain-HTTP OCI registry: exact versions, ranges, the latest,

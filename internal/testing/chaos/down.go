@@ -66,20 +66,23 @@ func checkDown(r *Rollout, initial, writes []Write, want Expect, o Outage) []Vio
 		p.violate(RuleDown, format, args...)
 		out = append(out, p.violations...)
 	}
+	values := versionValues(want)
 	judged, had, busy := false, false, false
 	for _, w := range writes {
 		if !judged && w.Rev > o.From {
 			judged = true
 			c := p.clusters[o.Cluster]
-			had = hasVersion(c, want)
+			// A later stage that already holds the version has passed this one before the outage.
+			had = hasVersion(c, values) && !laterHolds(p, r, stage, values)
 			busy = had && !c.settled()
 		}
+		later, ok := p.stageOf[w.Cluster]
+		newly := ok && w.Namespace == r.Namespace && !hasVersion(p.clusters[w.Cluster], values)
 		p.apply(w, false)
 		if !judged || w.Rev >= o.To {
 			continue
 		}
-		later, ok := p.stageOf[w.Cluster]
-		if had && ok && later > stage && hasVersion(p.clusters[w.Cluster], want) {
+		if had && newly && later > stage && hasVersion(p.clusters[w.Cluster], values) {
 			violate("%s got the version at revision %d while %s, which had it, was Down (revisions %d to %d)", w.Cluster, w.Rev, o.Cluster, o.From, o.To)
 			return out
 		}
@@ -100,7 +103,33 @@ func checkDown(r *Rollout, initial, writes []Write, want Expect, o Outage) []Vio
 	return out
 }
 
-// hasVersion reports whether the cluster holds the version's image or content.
-func hasVersion(c *cluster, want Expect) bool {
-	return slices.Contains(c.fields(), field{"image", want.Image}) || slices.Contains(c.fields(), field{"message", want.Message})
+// versionValues are the values the version brings: its image and content, less those it shares
+// with the last good version (a bad version that leaves the content as it was).
+func versionValues(want Expect) []field {
+	var out []field
+	if f := want.Failure; f == nil || want.Image != f.GoodImage {
+		out = append(out, field{"image", want.Image})
+	}
+	if f := want.Failure; f == nil || want.Message != f.GoodMessage {
+		out = append(out, field{"message", want.Message})
+	}
+	return out
+}
+
+// hasVersion reports whether the cluster holds one of the version's values.
+func hasVersion(c *cluster, values []field) bool {
+	fields := c.fields()
+	return slices.ContainsFunc(values, func(v field) bool { return slices.Contains(fields, v) })
+}
+
+// laterHolds reports whether a cluster of a stage after stage holds one of the values.
+func laterHolds(p *replay, r *Rollout, stage int, values []field) bool {
+	for _, s := range r.Stages[stage+1:] {
+		for _, name := range s.Clusters {
+			if hasVersion(p.clusters[name], values) {
+				return true
+			}
+		}
+	}
+	return false
 }
