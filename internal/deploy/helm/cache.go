@@ -66,6 +66,7 @@ type Cache struct {
 	indexes map[string]cachedIndex // by repository URL
 	signed  sync.Map               // verifiedChart by chart, version asked and key (cosign.go)
 	checked sync.Map               // archive paths fetched or checked against their source by this Cache
+	away    sync.Map               // time.Time until which a repository that did not answer is not asked again, by URL
 }
 
 type cachedIndex struct {
@@ -119,7 +120,7 @@ func (c *Cache) Fetch(ctx context.Context, hc configv1beta1.HelmChart, creds *Cr
 func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) ([]byte, string, error) {
 	if ref.version != "" && !isVersionRange(ref.version) {
 		path := c.archivePath(ref, ref.version)
-		if _, ok := c.checked.Load(path); ok {
+		if _, ok := c.checked.Load(path); ok || c.isAway(ref.repoURL) {
 			if data, err := os.ReadFile(path); err == nil {
 				return data, path, nil
 			}
@@ -226,7 +227,16 @@ func (c *Cache) unreachable(ref chartRef, err error) ([]byte, string, bool) {
 		return nil, "", false
 	}
 	c.log.Info("chart repository does not answer: using the copy on disk", "chart", ref.String(), "version", ref.version, "error", err.Error())
+	// Not asked again for an index TTL: a repository that hangs would otherwise hold every
+	// deploy of the chart for the client's timeout.
+	c.away.Store(ref.repoURL, c.now().Add(c.ttl))
 	return data, path, true
+}
+
+// isAway reports whether the repository did not answer within the last index TTL.
+func (c *Cache) isAway(repoURL string) bool {
+	until, ok := c.away.Load(repoURL)
+	return ok && c.now().Before(until.(time.Time))
 }
 
 // index returns the repository's index, fetching it when the cached copy is older than the TTL.

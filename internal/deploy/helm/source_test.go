@@ -292,6 +292,9 @@ func TestCacheChecksCopiesOnDisk(t *testing.T) {
 	if ch, err := second.Fetch(ctx, away, nil); err != nil || ch.Metadata.Version != "1.0.0" {
 		t.Fatalf("exact version on disk, repository away: %v, %v", ch, err)
 	}
+	if !second.isAway(away.RepositoryURL) {
+		t.Error("a repository that did not answer is asked again at the next fetch")
+	}
 	away.ChartVersion = "~1.0"
 	if _, err := second.Fetch(ctx, away, nil); err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("range, repository away: %v", err)
