@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -186,9 +187,18 @@ func TestTenantLabelsAdmission(t *testing.T) {
 	promo := &configv1beta1.ClusterPromotion{ObjectMeta: metav1.ObjectMeta{Name: "e2e-vap-promotion", Labels: map[string]string{"e2e-vap": "true"}}}
 	promo.Spec.Stages = []configv1beta1.Stage{{Name: "gate", Trigger: &configv1beta1.Trigger{Manual: &configv1beta1.ManualTrigger{Approved: ptr(false)}}}}
 	promo.Spec.Stages[0].ClusterSelector.MatchLabels = map[string]string{"e2e-vap": "no-cluster"}
-	if err := admin.Create(ctx, promo); err != nil {
-		t.Fatal(err)
-	}
+	// The API server may answer 503 ("Resource kind … not found. There can be a delay …") for a
+	// moment while it reloads the schema its admission policies check this kind against.
+	testenv.Eventually(t, timeout, func(ctx context.Context) error {
+		err := admin.Create(ctx, promo.DeepCopy())
+		if apierrors.IsServiceUnavailable(err) {
+			return err
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		return nil
+	})
 	t.Cleanup(func() { _ = admin.Delete(context.Background(), promo) })
 	operate := func(what string, mutate func(*configv1beta1.ClusterPromotion)) error {
 		p := &configv1beta1.ClusterPromotion{}
