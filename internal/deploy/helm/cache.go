@@ -158,26 +158,11 @@ func (c *Cache) archive(ctx context.Context, ref chartRef, creds *Credentials) (
 }
 
 // once returns the archive at path, producing it with fetch when it is not on disk yet; callers
-// asking for the same path at the same time share one fetch.
+// asking for the same path at the same time share one fetch. For files whose copy on disk is
+// trusted as it is: a chart layer named by its digest, a provenance file checked against its
+// archive.
 func (c *Cache) once(path string, fetch func() ([]byte, error)) ([]byte, error) {
-	v, err, _ := c.group.Do("archive:"+path, func() (any, error) {
-		if data, err := os.ReadFile(path); err == nil {
-			return data, nil
-		}
-		data, err := fetch()
-		if err != nil {
-			return nil, err
-		}
-		if err := writeAtomically(path, data); err != nil {
-			// The chart is in hand; failing to cache it only costs a later download.
-			c.log.Error(err, "caching chart archive", "path", path)
-		}
-		return data, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]byte), nil
+	return c.onceChecked(path, false, func([]byte) bool { return true }, fetch)
 }
 
 // onceChecked is once for an archive whose copy on disk is used only if this Cache fetched it or
