@@ -39,6 +39,7 @@ import (
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/controller"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/binding"
+	"github.com/stagecoach-dev/stagecoach/internal/controller/clustersummary"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/inventory"
 	"github.com/stagecoach-dev/stagecoach/internal/controller/managercache"
 	"github.com/stagecoach-dev/stagecoach/internal/dashboard"
@@ -118,6 +119,8 @@ or else the in-cluster configuration or $KUBECONFIG.`,
 	f.Float64Var(&opts.controllers.MaxProbeRate, "max-probe-rate", fleet.DefaultMaxProbeRate,
 		"probes per second, at most, of SveltosClusters and of MemberClusters each: in a fleet too large to probe every --probe-interval at this rate, clusters that answer are probed less often")
 	f.DurationVar(&opts.controllers.HealthInterval, "health-interval", 5*time.Second, "how often health checks that do not pass yet, and those of promotion stages, are evaluated again")
+	f.Float64Var(&opts.controllers.MaxRecheckRate, "max-recheck-rate", clustersummary.DefaultMaxRecheckRate,
+		"passing health checks of promotion stages run again per second, at most: in a fleet too large to check every --health-interval at this rate, healthy clusters are checked less often (checks that do not pass yet keep --health-interval); negative: no cap")
 	f.DurationVar(&opts.controllers.DriftInterval, "drift-interval", 30*time.Second, "how often ContinuousWithDriftDetection profiles look for drift")
 	f.Float64Var(&opts.controllers.MaxResyncRate, "max-resync-rate", binding.DefaultMaxResyncRate,
 		"Kubefleet bindings applied again per second, at most, to revert drift (each binding kind): in a fleet too large to resync every --drift-interval at this rate, bindings are resynced less often")

@@ -62,6 +62,9 @@ type Options struct {
 	// HealthInterval is how often health checks that do not pass yet, and those of promotion
 	// stages (which keep running), are evaluated again.
 	HealthInterval time.Duration
+	// MaxRecheckRate caps the passing checks of promotion stages run again per second; zero
+	// means the default (see clustersummary.Options).
+	MaxRecheckRate float64
 	// DeployConcurrency is how many managed clusters the ClusterSummary controller, and the
 	// controller of each binding kind, deploy to at the same time; zero means their defaults.
 	DeployConcurrency int
@@ -203,6 +206,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 				Tenants:                 tenants,
 				DriftInterval:           opts.DriftInterval,
 				HealthInterval:          opts.HealthInterval,
+				MaxRecheckRate:          opts.MaxRecheckRate,
 				NotReadyInterval:        opts.ProbeInterval,
 				MaxConcurrentReconciles: opts.DeployConcurrency,
 			}).SetupWithManager(mgr)

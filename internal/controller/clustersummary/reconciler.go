@@ -65,6 +65,10 @@ type Options struct {
 	// HealthInterval is how often a deployed feature whose health checks do not pass yet is
 	// checked again, and how often the checks of a promotion stage's features run again.
 	HealthInterval time.Duration
+	// MaxRecheckRate caps how many summaries whose checks pass have them run again each
+	// second: with more promotion stage summaries than that rate checks every HealthInterval,
+	// each is checked less often. Zero means DefaultMaxRecheckRate; negative, no cap.
+	MaxRecheckRate float64
 	// NotReadyInterval is how often a summary whose cluster is unreachable looks again, on top
 	// of the cluster's own status changes, which wake it at once.
 	NotReadyInterval time.Duration
@@ -90,6 +94,7 @@ type Reconciler struct {
 	healthInterval   time.Duration
 	notReadyInterval time.Duration
 	concurrency      int
+	recheck          recheckPace
 }
 
 // NewReconciler returns a Reconciler; SetupWithManager completes it.
@@ -106,6 +111,7 @@ func NewReconciler(opts Options) *Reconciler {
 		healthInterval:    opts.HealthInterval,
 		notReadyInterval:  opts.NotReadyInterval,
 		concurrency:       cmp.Or(opts.MaxConcurrentReconciles, DefaultMaxConcurrency),
+		recheck:           recheckPace{rate: cmp.Or(opts.MaxRecheckRate, DefaultMaxRecheckRate)},
 	}
 }
 
@@ -226,7 +232,7 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 		next = shortest(next, r.driftInterval)
 	}
 	if d.rechecked() {
-		next = shortest(next, r.healthInterval)
+		next = shortest(next, r.recheckInterval(ctx))
 	}
 	if readsUnwatched(cs) {
 		next = shortest(next, r.driftInterval)

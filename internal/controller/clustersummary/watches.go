@@ -162,6 +162,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.tenants = tenancy.New(r.client, r.management)
 	}
 	r.recorder = mgr.GetEventRecorder("stagecoach.dev/clustersummary-controller")
+	r.recheck.informers = mgr.GetCache()
 	indexer := mgr.GetFieldIndexer()
 	if err := indexer.IndexField(context.Background(), &configv1beta1.ClusterSummary{}, referencesIndex, references); err != nil {
 		return err
