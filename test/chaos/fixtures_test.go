@@ -59,7 +59,7 @@ var rollouts = []*chaos.Rollout{
 		},
 	},
 	{
-		Name: "kubefleet", Namespace: fleetNS, Deployment: "chaos", ConfigMap: "settings", Key: "message",
+		Name: "kubefleet", Namespace: fleetNS, Deployment: "chaos", ConfigMap: "settings", Key: "message", KeepsDone: true,
 		Stages: []chaos.Stage{
 			{Name: "dev", Clusters: []string{"dev"}, Soak: soak},
 			{Name: "staging", MaxInFlight: 2, Approval: true},

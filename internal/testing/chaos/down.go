@@ -24,9 +24,9 @@ import (
 )
 
 // RuleDown is the promise about a cluster marked Down in the middle of its wave: a cluster that
-// had the version (being updated, or done and soaking) keeps its stage from passing until it
-// answers again, and one being updated keeps its slot, so no more of its stage update than the
-// bound, it included.
+// had the version (being updated, or done and soaking; only being updated with KeepsDone) keeps
+// its stage from passing until it answers again, and one being updated keeps its slot, so no
+// more of its stage update than the bound, it included.
 const RuleDown = "down"
 
 // Outage is a span of revisions during which a dialect reported Cluster Down (a SveltosCluster's
@@ -75,6 +75,9 @@ func checkDown(r *Rollout, initial, writes []Write, want Expect, o Outage) []Vio
 			// A later stage that already holds the version has passed this one before the outage.
 			had = hasVersion(c, values) && !laterHolds(p, r, stage, values)
 			busy = had && !c.settled()
+			if r.KeepsDone {
+				had = busy
+			}
 		}
 		later, ok := p.stageOf[w.Cluster]
 		newly := ok && w.Namespace == r.Namespace && !hasVersion(p.clusters[w.Cluster], values)

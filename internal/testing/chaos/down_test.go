@@ -32,6 +32,8 @@ func TestCheckDown(t *testing.T) {
 		// build returns the records and the outage of c2 in them.
 		build func() (*history, Outage)
 		rule  bool
+		// doneOnly: the rule is broken only if a done cluster that goes Down holds its stage.
+		doneOnly bool
 	}{
 		{"slot held, stage waits", func() (*history, Outage) {
 			h := throughA().release("c2", 2, "pending-upgrade")
@@ -40,21 +42,21 @@ func TestCheckDown(t *testing.T) {
 			o.To = h.rev
 			h.message("c2", msg(1)).image("c2", img(1)).release("c2", 2, "deployed").done("c2", img(1)).update("c3", 1).update("c4", 1)
 			return h, o
-		}, false},
+		}, false, false},
 		{"another cluster takes the slot", func() (*history, Outage) {
 			h := throughA().release("c2", 2, "pending-upgrade").message("c2", msg(1))
 			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}
 			h.update("c3", 1)
 			o.To = h.rev
 			return h, o
-		}, true},
+		}, true, false},
 		{"the stage passes while a done cluster is Down", func() (*history, Outage) {
 			h := throughA().update("c2", 1).update("c3", 1)
 			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}
 			h.update("c4", 1)
 			o.To = h.rev + 10
 			return h, o
-		}, true},
+		}, true, true},
 		{"a cluster Down before its turn holds nothing", func() (*history, Outage) {
 			h := throughA()
 			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}
@@ -62,7 +64,7 @@ func TestCheckDown(t *testing.T) {
 			o.To = h.rev
 			h.update("c2", 1)
 			return h, o
-		}, false},
+		}, false, false},
 		{"the stage passes once the cluster is back", func() (*history, Outage) {
 			h := throughA().update("c2", 1).update("c3", 1)
 			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}
@@ -70,7 +72,7 @@ func TestCheckDown(t *testing.T) {
 			o.To = h.rev
 			h.update("c4", 1)
 			return h, o
-		}, false},
+		}, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +80,14 @@ func TestCheckDown(t *testing.T) {
 			got := CheckDown(testRollout, initial(), h.writes, want, []Outage{o, {Rollout: "other", Cluster: "c2", From: 0, To: 1 << 40}})
 			if (len(got) > 0) != tc.rule {
 				t.Fatalf("violations %v, want a %q one: %v", got, RuleDown, tc.rule)
+			}
+			// An update run counts a done cluster done for good: only one Down while updating
+			// holds its stage.
+			keeps := *testRollout
+			keeps.KeepsDone = true
+			got = CheckDown(&keeps, initial(), h.writes, want, []Outage{o})
+			if wantKeeps := tc.rule && !tc.doneOnly; (len(got) > 0) != wantKeeps {
+				t.Errorf("with KeepsDone: violations %v, want a %q one: %v", got, RuleDown, wantKeeps)
 			}
 			for _, v := range got {
 				if v.Rule != RuleDown {

@@ -41,7 +41,13 @@ type Rollout struct {
 	// HelmRelease, when set, names the Helm release the rollout deploys: a cluster whose latest
 	// release revision is not yet deployed (pending, failed) is still being updated.
 	HelmRelease string
-	Stages      []Stage
+	// KeepsDone says a cluster done with the version stays done whatever becomes of it, as in a
+	// Kubefleet update run, which (like upstream's) does not look at a succeeded cluster again:
+	// only a cluster Down while it is updating then holds its stage. Otherwise (a promotion,
+	// whose gate wants every cluster of the stage reachable) a done cluster that goes Down holds
+	// its stage too.
+	KeepsDone bool
+	Stages    []Stage
 }
 
 // Stage is one stage of a rollout.
