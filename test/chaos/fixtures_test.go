@@ -53,9 +53,9 @@ var rollouts = []*chaos.Rollout{
 	{
 		Name: "sveltos", Namespace: sveltosNS, Deployment: "chaos", ConfigMap: "chaos-info", Key: "message", HelmRelease: "chaos",
 		Stages: []chaos.Stage{
-			{Name: "dev", Clusters: []string{"dev"}, MaxInFlight: 1, Soak: soak},
-			{Name: "staging", MaxInFlight: 2, Approval: true}, // Clusters: the wave, set by TestMain
-			{Name: "prod", Clusters: []string{"prod"}, MaxInFlight: 1},
+			{Name: "dev", Clusters: []string{"dev"}, MaxInFlight: 1, Soak: soak, Profile: "chaos-dev"},
+			{Name: "staging", MaxInFlight: 2, Approval: true, Profile: "chaos-staging"}, // Clusters: the wave, set by TestMain
+			{Name: "prod", Clusters: []string{"prod"}, MaxInFlight: 1, Profile: "chaos-prod"},
 		},
 	},
 	{

@@ -239,7 +239,7 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 		want.Approvals = map[string]int64{image(v): approval, message(v): approval}
 		broken := chaos.Check(rollouts[i], initial, writes, want)
 		if len(broken) > 0 {
-			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i].Namespace))
+			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i]))
 		}
 		found = append(found, broken...)
 		found = append(found, chaos.CheckDown(rollouts[i], initial, writes, want, f.downs)...)

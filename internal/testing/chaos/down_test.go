@@ -57,6 +57,20 @@ func TestCheckDown(t *testing.T) {
 			o.To = h.rev + 10
 			return h, o
 		}, true, true},
+		{"the next stage was decided before the status said Down", func() (*history, Outage) {
+			h := throughA().update("c2", 1).update("c3", 1).decide("test-c", 1).decide("test-c", 2)
+			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev + 1}
+			h.decide("test-c", 2).update("c4", 1)
+			o.To = h.rev + 10
+			return h, o
+		}, false, false},
+		{"the next stage is decided while a done cluster is Down", func() (*history, Outage) {
+			h := throughA().update("c2", 1).update("c3", 1).decide("test-c", 1)
+			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}
+			h.decide("test-c", 2).update("c4", 1)
+			o.To = h.rev + 10
+			return h, o
+		}, true, true},
 		{"a cluster Down before its turn holds nothing", func() (*history, Outage) {
 			h := throughA()
 			o := Outage{Rollout: "test", Cluster: "c2", From: h.rev}

@@ -25,6 +25,7 @@ package chaos
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,12 +35,13 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
-// Write is one committed write to a watched object of a managed cluster.
+// Write is one committed write to a watched object of a managed cluster, or to a ClusterProfile.
 type Write struct {
 	// Rev is etcd's revision of the write: one order for every cluster of the fleet.
 	Rev int64
@@ -50,10 +52,12 @@ type Write struct {
 	// stores truncated to the second. Zero for a deletion.
 	Stamp   time.Time
 	Cluster string
-	// Resource, Namespace and Name locate the object: "deployments", "configmaps", "secrets".
+	// Resource, Namespace and Name locate the object: "deployments", "configmaps", "secrets",
+	// or "clusterprofiles" (cluster-scoped, Namespace empty).
 	Resource, Namespace, Name string
 	Deleted                   bool
-	// Object is the decoded object, nil for a deletion.
+	// Object is the decoded object, nil for a deletion; of a ClusterProfile, its metadata only
+	// (*metav1.PartialObjectMetadata).
 	Object runtime.Object
 }
 
@@ -146,10 +150,19 @@ func (r *Recorder) fail(err error) {
 	}
 }
 
-// decode keeps writes to deployments, configmaps and secrets of the watched namespaces. Keys are
-// <prefix><cluster>/<resource>/<namespace>/<name>.
+// profilesKey is the storage path of ClusterProfiles, cluster-scoped custom resources that the
+// API server keys <group>/<resource>/<name> and stores as JSON.
+const profilesKey = "config.projectsveltos.io/clusterprofiles/"
+
+// decode keeps writes to deployments, configmaps and secrets of the watched namespaces, keyed
+// <prefix><cluster>/<resource>/<namespace>/<name>, and the metadata of every ClusterProfile
+// write: a promotion writes a stage's profile when it decides the stage starts a version.
 func (r *Recorder) decode(key string, value []byte, rev int64, at time.Time, deleted bool) (Write, bool) {
-	parts := strings.Split(strings.TrimPrefix(key, r.prefix), "/")
+	path := strings.TrimPrefix(key, r.prefix)
+	if cluster, name, ok := strings.Cut(path, "/"+profilesKey); ok && !strings.Contains(name, "/") {
+		return r.decodeProfile(key, cluster, name, value, rev, at, deleted)
+	}
+	parts := strings.Split(path, "/")
 	if len(parts) != 4 || !slices.Contains([]string{"deployments", "configmaps", "secrets"}, parts[1]) ||
 		!slices.Contains(r.namespaces, parts[2]) {
 		return Write{}, false
@@ -164,6 +177,21 @@ func (r *Recorder) decode(key string, value []byte, rev int64, at time.Time, del
 		w.Object = obj
 		w.Stamp = serverTime(obj)
 	}
+	return w, true
+}
+
+func (r *Recorder) decodeProfile(key, cluster, name string, value []byte, rev int64, at time.Time, deleted bool) (Write, bool) {
+	w := Write{Rev: rev, At: at, Cluster: cluster, Resource: "clusterprofiles", Name: name, Deleted: deleted}
+	if deleted {
+		return w, true
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	if err := json.Unmarshal(value, obj); err != nil {
+		r.fail(fmt.Errorf("decoding %s: %w", key, err))
+		return Write{}, false
+	}
+	obj.ManagedFields = nil // only the generation is read
+	w.Object = obj
 	return w, true
 }
 

@@ -25,6 +25,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Rollout says what one rollout deploys and what it promises: its stages in order, which clusters
@@ -60,6 +61,10 @@ type Stage struct {
 	Soak time.Duration
 	// Approval says the next stage starts only after an approval given for the version.
 	Approval bool
+	// Profile, when set, names the ClusterProfile (on the management cluster) whose spec the
+	// rollout writes when it decides the stage starts a version: the revision of that decision
+	// is when the rollout judged the stages before, and the down rule judges it there.
+	Profile string
 }
 
 // Violation is one broken promise.
@@ -422,11 +427,26 @@ func Pending(r *Rollout, initial, writes []Write, want Expect) string {
 	return strings.Join(out, "; ")
 }
 
-// Records lists the writes to one namespace, a line each, for a person reading a violation.
-func Records(writes []Write, namespace string) string {
+// Records lists the writes of rollout r (to its namespace, and to its stage profiles), a line
+// each, for a person reading a violation.
+func Records(writes []Write, r *Rollout) string {
+	profiles := map[string]bool{}
+	for _, s := range r.Stages {
+		profiles[s.Profile] = s.Profile != ""
+	}
 	var b strings.Builder
 	for _, w := range writes {
-		if w.Namespace != namespace {
+		if w.Resource == "clusterprofiles" && profiles[w.Name] {
+			fmt.Fprintf(&b, "%d %s %s clusterprofiles/%s", w.Rev, w.At.Format("15:04:05.000"), w.Cluster, w.Name)
+			if m, ok := w.Object.(*metav1.PartialObjectMetadata); ok {
+				fmt.Fprintf(&b, " generation %d", m.Generation)
+			} else {
+				b.WriteString(" deleted")
+			}
+			b.WriteByte('\n')
+			continue
+		}
+		if w.Namespace != r.Namespace {
 			continue
 		}
 		fmt.Fprintf(&b, "%d %s (%s) %s %s/%s", w.Rev, w.At.Format("15:04:05.000"), w.Stamp.Format("15:04:05"), w.Cluster, w.Resource, w.Name)

@@ -34,7 +34,7 @@ var testRollout = &Rollout{
 	Stages: []Stage{
 		{Name: "a", Clusters: []string{"c1"}, Soak: 2 * time.Second},
 		{Name: "b", Clusters: []string{"c2", "c3"}, MaxInFlight: 1, Approval: true},
-		{Name: "c", Clusters: []string{"c4"}},
+		{Name: "c", Clusters: []string{"c4"}, Profile: "test-c"},
 	},
 }
 
@@ -68,6 +68,14 @@ func (h *history) add(w Write) *history {
 }
 
 func (h *history) wait(d time.Duration) *history { h.at = h.at.Add(d); return h }
+
+// decide writes generation gen of a stage's ClusterProfile on the management cluster.
+func (h *history) decide(profile string, gen int64) *history {
+	h.add(Write{Cluster: "mgmt", Resource: "clusterprofiles", Name: profile,
+		Object: &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: profile, Generation: gen}}})
+	h.writes[len(h.writes)-1].Namespace = ""
+	return h
+}
 
 // image writes a new Deployment spec: the cluster is updating until done.
 func (h *history) image(cluster, img string) *history {
