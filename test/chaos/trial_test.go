@@ -84,7 +84,8 @@ func TestCrashTrials(t *testing.T) {
 		if len(versions) == 0 {
 			versions = append(versions, "good versions")
 		}
-		t.Logf("trial %d: %s, %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond), f.describe(), strings.Join(versions, "; "), len(found))
+		t.Logf("trial %d: %s (sveltos %s, kubefleet %s), %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond),
+			e.took[0].Round(100*time.Millisecond), e.took[1].Round(100*time.Millisecond), f.describe(), strings.Join(versions, "; "), len(found))
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -128,6 +129,8 @@ type env struct {
 	ctl  *controllerProcess
 	repo string
 	seed uint64
+	// took is how long the last trial's rollouts took, each dialect's, for its log line.
+	took [2]time.Duration
 }
 
 // rng is the random source of one part of one trial: each goroutine has its own, and a seed
@@ -211,8 +214,15 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 	wants := []chaos.Expect{plan.expect(base, lastGood, time.Now()), fleetPlan.expect(fleetBase, fleetLastGood, time.Now())}
 
 	rollout, rolloutCtx := errgroup.WithContext(ctx)
-	rollout.Go(func() error { return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval) })
-	rollout.Go(func() error { return e.place(rolloutCtx, v, fleetPlan, wants[1], fleetApproval) })
+	start := time.Now()
+	rollout.Go(func() error {
+		defer func() { e.took[0] = time.Since(start) }()
+		return e.promote(rolloutCtx, v, plan, wants[0], sveltosApproval)
+	})
+	rollout.Go(func() error {
+		defer func() { e.took[1] = time.Since(start) }()
+		return e.place(rolloutCtx, v, fleetPlan, wants[1], fleetApproval)
+	})
 
 	f := e.newFaults(v, outage)
 	faultCtx, stopFaults := context.WithCancel(ctx)
