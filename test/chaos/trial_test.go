@@ -248,7 +248,7 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 		want := wants[i]
 		want.Approvals = map[string]int64{image(v): approval, message(v): approval}
 		broken := chaos.Check(rollouts[i], initial, writes, want)
-		if len(broken) > 0 {
+		if len(broken) > 0 || os.Getenv("CHAOS_RECORDS") != "" {
 			e.t.Logf("trial %d, %s records (approval at revision %d):\n%s", v, rollouts[i].Name, approval, chaos.Records(writes, rollouts[i]))
 		}
 		found = append(found, broken...)

@@ -79,6 +79,9 @@ func (d *deployment) helm(ctx context.Context) {
 		d.fail(f, hash, err)
 		return
 	}
+	if !d.begin(ctx, f, hash) {
+		return
+	}
 	summaries, gvks, err := d.deployCharts(ctx, inputs, f.ConsecutiveFailures)
 	st.HelmReleaseSummaries = summaries
 	if err == nil {

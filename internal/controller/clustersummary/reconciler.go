@@ -147,7 +147,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	// Until the features are deployed, observedGeneration keeps saying which spec the status
 	// describes: Provisioned reads it.
-	res, deployed, err := r.reconcileNormal(ctx, cs)
+	res, deployed, err := r.reconcileNormal(ctx, cs, sw.Flush)
 	if !deployed {
 		sw.NotObserved()
 	}
@@ -156,7 +156,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 
 // reconcileNormal deploys the summary's features unless something holds them back (a pause, the
 // cluster, a dependency), and reports whether it deployed.
-func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.ClusterSummary) (ctrl.Result, bool, error) {
+func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.ClusterSummary, flush func(context.Context) error) (ctrl.Result, bool, error) {
 	if _, paused := cs.Annotations[configv1beta1.ProfilePausedAnnotation]; paused {
 		suspend(&cs.Status, "the profile is paused")
 		return ctrl.Result{}, false, nil
@@ -201,15 +201,18 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cs *configv1beta1.Clus
 		return ctrl.Result{RequeueAfter: r.notReadyInterval}, false, nil
 	}
 	cs.Status.FailureMessage = nil
-	return r.deploy(ctx, cs, remote, rd), true, nil
+	res, err := r.deploy(ctx, cs, remote, rd, flush)
+	return res, true, err
 }
 
-// deploy brings every feature in line with the spec and says when to look again.
-func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote, rd tenancy.Readers) ctrl.Result {
+// deploy brings every feature in line with the spec and says when to look again. flush writes
+// the status at once, before a feature's content changes (begin).
+func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummary, remote *fleet.Remote, rd tenancy.Readers,
+	flush func(context.Context) error) (ctrl.Result, error) {
 	if takeRetry(cs) {
 		r.recorder.Eventf(cs, nil, corev1.EventTypeNormal, "Retrying", "Deploy", "retrying the failed features on the same spec (%s)", configv1beta1.RetryAnnotation)
 	}
-	d := &deployment{r: r, cs: cs, remote: remote, rd: rd, previous: slices.Clone(cs.Status.HelmReleaseSummaries)}
+	d := &deployment{r: r, cs: cs, remote: remote, rd: rd, previous: slices.Clone(cs.Status.HelmReleaseSummaries), flush: flush}
 	if _, tenant, err := configv1beta1.SummaryTenant(cs); tenant || err != nil {
 		// A tenant's charts come only from where the tenant source policy allows.
 		ctx = helm.ForTenant(ctx)
@@ -217,6 +220,9 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 	d.helm(ctx)
 	d.resources(ctx)
 	d.kustomize(ctx)
+	if d.flushErr != nil {
+		return ctrl.Result{}, d.flushErr
+	}
 
 	var next time.Duration
 	for _, f := range cs.Status.FeatureSummaries {
@@ -237,7 +243,7 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 	if readsUnwatched(cs) {
 		next = shortest(next, r.driftInterval)
 	}
-	return ctrl.Result{RequeueAfter: next}
+	return ctrl.Result{RequeueAfter: next}, nil
 }
 
 // reconcileDelete withdraws the content (or leaves it, with LeavePolicies) and releases the

@@ -53,6 +53,10 @@ type deployment struct {
 	patchList   []kustomize.Patch
 	patchErr    error
 	patchesRead bool
+
+	// flush writes the status at once (see begin); flushErr is the error that stopped the pass.
+	flush    func(context.Context) error
+	flushErr error
 }
 
 func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
@@ -112,6 +116,9 @@ func (d *deployment) deployObjects(ctx context.Context, f *configv1beta1.Feature
 	}
 	if err := d.preDeploy(ctx, id); err != nil {
 		d.fail(f, hash, err)
+		return
+	}
+	if !d.begin(ctx, f, hash) {
 		return
 	}
 	targets := []target{{d.remote, remote}}

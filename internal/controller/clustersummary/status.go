@@ -18,6 +18,7 @@ package clustersummary
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -71,6 +72,29 @@ func upToDate(f *configv1beta1.FeatureSummary, hash []byte) bool {
 		return false
 	}
 	return f.Status == libv1beta1.FeatureStatusProvisioned || f.Status == libv1beta1.FeatureStatusFailedNonRetriable
+}
+
+// begin records, before a feature's content changes on the cluster, the spec it is about to
+// deploy: the status no longer says the feature is provisioned with the spec before. A process
+// that dies during the deployment leaves that record, so the next pass deploys again, also when
+// the spec has by then gone back to the one the status named before (a rollback) while the
+// cluster holds part of the newer one. It reports whether the pass may go on: a status that
+// could not be written (a stale read, say) ends it, and it runs again.
+func (d *deployment) begin(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte) bool {
+	if d.flushErr != nil {
+		return false
+	}
+	if bytes.Equal(f.Hash, hash) || d.dryRun() || d.flush == nil {
+		return true
+	}
+	f.Hash, f.Status = hash, libv1beta1.FeatureStatusProvisioning
+	f.ConsecutiveFailures = 0
+	f.FailureReason, f.FailureMessage = nil, nil
+	if err := d.flush(ctx); err != nil {
+		d.flushErr = err
+		return false
+	}
+	return true
 }
 
 func markProvisioned(f *configv1beta1.FeatureSummary, hash []byte) {

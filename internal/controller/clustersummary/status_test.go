@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -85,6 +86,40 @@ func TestMarkFailed(t *testing.T) {
 				t.Error("a failed feature is up to date with another configuration")
 			}
 		})
+	}
+}
+
+// TestBeginRecordsTheSpecFirst: before a feature's content changes, the status says which spec is
+// being deployed, so that a process killed during the deployment leaves no status claiming the
+// spec before is provisioned, which a rollback to that spec would take as done.
+func TestBeginRecordsTheSpecFirst(t *testing.T) {
+	cs := &configv1beta1.ClusterSummary{}
+	cs.Status.FeatureSummaries = []configv1beta1.FeatureSummary{{FeatureID: libv1beta1.FeatureHelm, Hash: []byte("old"),
+		Status: libv1beta1.FeatureStatusProvisioned, ConsecutiveFailures: 2}}
+	var flushed []configv1beta1.FeatureSummary
+	var flushErr error
+	d := &deployment{cs: cs, flush: func(context.Context) error {
+		flushed = append(flushed, *cs.Status.FeatureSummaries[0].DeepCopy())
+		return flushErr
+	}}
+	f := &cs.Status.FeatureSummaries[0]
+	if !d.begin(context.Background(), f, []byte("new")) || len(flushed) != 1 {
+		t.Fatalf("begin with a new spec: %d flushes, want 1", len(flushed))
+	}
+	if got := flushed[0]; string(got.Hash) != "new" || got.Status != libv1beta1.FeatureStatusProvisioning || got.ConsecutiveFailures != 0 {
+		t.Errorf("flushed %+v, want the new hash, Provisioning and no failures", got)
+	}
+	if upToDate(f, []byte("old")) || upToDate(f, []byte("new")) {
+		t.Error("a feature being deployed is up to date with a spec")
+	}
+	// The same spec again (a retry, a pass after a kill): recorded already.
+	if !d.begin(context.Background(), f, []byte("new")) || len(flushed) != 1 {
+		t.Errorf("begin with the recorded spec flushed again (%d flushes)", len(flushed))
+	}
+	// A status that cannot be written ends the pass before anything is deployed.
+	flushErr = errors.New("conflict")
+	if d.begin(context.Background(), f, []byte("newer")) || d.begin(context.Background(), f, []byte("new")) || d.flushErr == nil {
+		t.Error("begin went on after the status could not be written")
 	}
 }
 

@@ -103,6 +103,19 @@ func (w *StatusWriter) Write(ctx context.Context, result *ctrl.Result, retErr *e
 	return err == nil
 }
 
+// Flush writes the status as changed so far at once, and Write then writes only what changes
+// after. A reconcile about to change something outside the API server (a managed cluster) flushes
+// a status that says what it is about to do, so that a process that dies while doing it leaves a
+// status that says so, rather than the one from before.
+func (w *StatusWriter) Flush(ctx context.Context) error {
+	if err := w.patch(ctx); err != nil {
+		return err
+	}
+	after, _ := statusOf(w.obj) // checked by NewStatusWriter
+	w.before = deepCopy(after)
+	return nil
+}
+
 func (w *StatusWriter) patch(ctx context.Context) error {
 	after, _ := statusOf(w.obj) // checked by NewStatusWriter
 	changed, err := differ(w.before.Interface(), after.Interface())

@@ -164,6 +164,33 @@ func TestWriteAfterFinalizer(t *testing.T) {
 	}
 }
 
+// Flush stores the status at once, before the reconcile acts, and the final write goes on top of
+// it with the lock: what it stored is what a process killed after it leaves.
+func TestFlushStoresBeforeTheEnd(t *testing.T) {
+	c := newClient(promotion())
+	p := read(t, c)
+	sw, err := patch.NewStatusWriter(c, p, patch.WithOptimisticLock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.CurrentStageName = "staging"
+	if err := sw.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, c).Status; got.CurrentStageName != "staging" || got.ObservedGeneration != 0 {
+		t.Errorf("flushed status %+v, want the stage and no observedGeneration yet", got)
+	}
+	p.Status.CurrentStageName = "prod"
+	var result ctrl.Result
+	var retErr error
+	if !sw.Write(context.Background(), &result, &retErr) || retErr != nil {
+		t.Fatalf("final write: %v", retErr)
+	}
+	if got := read(t, c).Status; got.CurrentStageName != "prod" || got.ObservedGeneration != 3 {
+		t.Errorf("stored status %+v, want the final write on top of the flushed one", got)
+	}
+}
+
 func TestRaceBecomesRetry(t *testing.T) {
 	gr := schema.GroupResource{Group: "config.projectsveltos.io", Resource: "clusterprofiles"}
 	for _, err := range []error{apierrors.NewConflict(gr, "x", errors.New("stale")), apierrors.NewAlreadyExists(gr, "x")} {
