@@ -86,8 +86,11 @@ func (f *faults) count(key string, n int) {
 	f.counts[key] += n
 }
 
-// minGap and maxGap bound the time between two kills: a trial of about 30 s sees several.
-const minGap, maxGap = 500 * time.Millisecond, 4 * time.Second
+// minGap and maxGap bound the time between two kills: a trial of about 30 s sees several. Each
+// kill of the leader stalls both rollouts until its Lease expires, and each kill of the standby
+// costs a restart's CPU on a machine the two fleets already keep busy: closer kills would make
+// a trial longer without trying anything more.
+const minGap, maxGap = time.Second, 6 * time.Second
 
 func (f *faults) run(ctx context.Context) error {
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -141,7 +144,7 @@ func (f *faults) supervise(ctx context.Context) error {
 	return f.ctl.start(context.WithoutCancel(ctx))
 }
 
-// kill SIGKILLs the leader (three times in twenty), both replicas (one in twenty) or the standby. With no
+// kill SIGKILLs the leader (two times in twenty), both replicas (one in twenty) or the standby. With no
 // leader elected at that moment, a random replica goes. It reports whether the leader went: a
 // standby then takes over once the leader's Lease expires.
 func (f *faults) kill(ctx context.Context) (bool, error) {
@@ -151,7 +154,7 @@ func (f *faults) kill(ctx context.Context) (bool, error) {
 	case n < 1:
 		victims = f.ctl.replicas
 		f.count("both_kills", 1)
-	case leader != nil && n < 4:
+	case leader != nil && n < 3:
 		victims = []*replica{leader}
 		f.count("leader_kills", 1)
 	default:
@@ -218,13 +221,16 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 	return err
 }
 
-// restartNodes restarts the simulated nodes (kwok) of every managed cluster after etcd came
-// back: their watches can miss a pod bound during the restart, which then stays Pending for
-// minutes, a stall of the sandbox's nodes rather than of Stagecoach.
+// restartNodes restarts the simulated nodes (kwok), the scheduler and the controller manager of
+// every managed cluster after etcd came back: their watches can miss a pod created or bound
+// during the restart, which then stays Pending for a long while (40 s to minutes, as their
+// informers back off), a stall of the sandbox's clusters rather than of Stagecoach.
 func restartNodes() error {
 	for _, c := range testenv.Fleet.Managed {
-		if err := sandbox.Kill(testenv.Fleet.Dir, c.Name+"-kwok"); err != nil {
-			return err
+		for _, p := range []string{"-kwok", "-kube-scheduler", "-kube-controller-manager"} {
+			if err := sandbox.Kill(testenv.Fleet.Dir, c.Name+p); err != nil {
+				return err
+			}
 		}
 	}
 	return testenv.Restart(context.Background())
