@@ -107,17 +107,26 @@ func (w *StatusWriter) Write(ctx context.Context, result *ctrl.Result, retErr *e
 // after. A reconcile about to change something outside the API server (a managed cluster) flushes
 // a status that says what it is about to do, so that a process that dies while doing it leaves a
 // status that says so, rather than the one from before.
+//
+// The object the reconcile holds is left as it is, but for its resourceVersion: the API server's
+// answer is read into a copy, so that pointers into its status stay valid.
 func (w *StatusWriter) Flush(ctx context.Context) error {
-	if err := w.patch(ctx); err != nil {
+	sent := w.obj.DeepCopyObject().(client.Object)
+	if err := w.patchFrom(ctx, sent); err != nil {
 		return err
 	}
+	w.obj.SetResourceVersion(sent.GetResourceVersion())
 	after, _ := statusOf(w.obj) // checked by NewStatusWriter
 	w.before = deepCopy(after)
 	return nil
 }
 
-func (w *StatusWriter) patch(ctx context.Context) error {
-	after, _ := statusOf(w.obj) // checked by NewStatusWriter
+func (w *StatusWriter) patch(ctx context.Context) error { return w.patchFrom(ctx, w.obj) }
+
+// patchFrom patches the status of obj, the reconcile's object or a copy of it, into which the
+// API server's answer is read.
+func (w *StatusWriter) patchFrom(ctx context.Context, obj client.Object) error {
+	after, _ := statusOf(obj) // checked by NewStatusWriter
 	changed, err := differ(w.before.Interface(), after.Interface())
 	if err != nil || !changed {
 		return err
@@ -125,14 +134,14 @@ func (w *StatusWriter) patch(ctx context.Context) error {
 	// The patch is computed against the object as it is now with the status as it was read, so
 	// that it carries the status and nothing else, and the lock checks the version of the
 	// object this reconcile last saw: its read, or its own last write (a finalizer, say).
-	base := w.obj.DeepCopyObject().(client.Object)
+	base := obj.DeepCopyObject().(client.Object)
 	baseStatus, _ := statusOf(base)
 	baseStatus.Set(w.before)
 	p := client.MergeFrom(base)
 	if w.lock {
 		p = client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
 	}
-	if err := w.client.Status().Patch(ctx, w.obj, p); err != nil {
+	if err := w.client.Status().Patch(ctx, obj, p); err != nil {
 		return client.IgnoreNotFound(fmt.Errorf("writing the status: %w", err))
 	}
 	return nil

@@ -174,6 +174,9 @@ func TestFlushStoresBeforeTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Status.CurrentStageName = "staging"
+	p.Status.Stages = []configv1beta1.StageStatus{{Name: "staging"}}
+	// A reconcile holds pointers into its status across the flush.
+	stage := &p.Status.Stages[0]
 	if err := sw.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -181,13 +184,16 @@ func TestFlushStoresBeforeTheEnd(t *testing.T) {
 		t.Errorf("flushed status %+v, want the stage and no observedGeneration yet", got)
 	}
 	p.Status.CurrentStageName = "prod"
+	msg := "done"
+	stage.FailureMessage = &msg
 	var result ctrl.Result
 	var retErr error
 	if !sw.Write(context.Background(), &result, &retErr) || retErr != nil {
 		t.Fatalf("final write: %v", retErr)
 	}
-	if got := read(t, c).Status; got.CurrentStageName != "prod" || got.ObservedGeneration != 3 {
-		t.Errorf("stored status %+v, want the final write on top of the flushed one", got)
+	if got := read(t, c).Status; got.CurrentStageName != "prod" || got.ObservedGeneration != 3 ||
+		len(got.Stages) != 1 || got.Stages[0].FailureMessage == nil {
+		t.Errorf("stored status %+v, want the final write, with what was written through a pointer, on top of the flushed one", got)
 	}
 }
 
