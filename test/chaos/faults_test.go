@@ -222,9 +222,9 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 }
 
 // restartNodes restarts the simulated nodes (kwok), the scheduler and the controller manager of
-// every managed cluster after etcd came back: their watches can miss a pod created or bound
-// during the restart, which then stays Pending for a long while (40 s to minutes, as their
-// informers back off), a stall of the sandbox's clusters rather than of Stagecoach.
+// every managed cluster after etcd came back: kwok's watches can miss a pod bound during the
+// restart, which then stays Pending for minutes, and with kwok alone restarted a Deployment's
+// new pod once waited 40 s more: stalls of the sandbox's clusters rather than of Stagecoach.
 func restartNodes() error {
 	for _, c := range testenv.Fleet.Managed {
 		for _, p := range []string{"-kwok", "-kube-scheduler", "-kube-controller-manager"} {
