@@ -84,7 +84,7 @@ func (d *deployment) begin(ctx context.Context, f *configv1beta1.FeatureSummary,
 	if d.flushErr != nil {
 		return false
 	}
-	if bytes.Equal(f.Hash, hash) || d.dryRun() || d.flush == nil {
+	if bytes.Equal(f.Hash, hash) || d.dryRun() {
 		return true
 	}
 	f.Hash, f.Status = hash, libv1beta1.FeatureStatusProvisioning

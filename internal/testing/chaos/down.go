@@ -124,7 +124,11 @@ func checkDown(r *Rollout, initial, writes []Write, want Expect, o Outage) []Vio
 
 // decisions follows the stage profiles' writes: per profile, its generation and the revision
 // of the first write of that generation, the moment the rollout decided what the stage runs.
-type decisions map[string][2]int64
+type decisions map[string]decision
+
+// decision is a profile's spec as the rollout last decided it: its generation, and the revision
+// of the first write that carried it.
+type decision struct{ generation, rev int64 }
 
 func (d decisions) take(w Write) {
 	if w.Resource != "clusterprofiles" {
@@ -135,15 +139,15 @@ func (d decisions) take(w Write) {
 		return
 	}
 	gen := w.Object.(*metav1.PartialObjectMetadata).Generation
-	if cur, ok := d[w.Name]; !ok || cur[0] != gen {
-		d[w.Name] = [2]int64{gen, w.Rev}
+	if cur, ok := d[w.Name]; !ok || cur.generation != gen {
+		d[w.Name] = decision{gen, w.Rev}
 	}
 }
 
 // at is the revision of the decision that set the profile's current spec.
 func (d decisions) at(profile string) (int64, bool) {
 	cur, ok := d[profile]
-	return cur[1], ok && profile != ""
+	return cur.rev, ok && profile != ""
 }
 
 // versionValues are the values the version brings: its image and content, less those it shares
