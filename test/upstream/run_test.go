@@ -206,16 +206,36 @@ func apply(ctx context.Context, c client.Client, dir string, d document) (*appli
 			return nil, err
 		}
 	}
-	if err := c.Create(ctx, obj.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+	if err := whileUnavailable(ctx, func() error {
+		return c.Create(ctx, obj.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+	}); err != nil {
 		return nil, fmt.Errorf("rejected: %w", err)
 	}
 	run := obj.DeepCopy()
 	run.SetName(fileNumber(d.file) + "-" + obj.GetName())
 	pointAtCorpus(run)
-	if err := c.Create(ctx, run); err != nil {
+	if err := whileUnavailable(ctx, func() error { return c.Create(ctx, run) }); err != nil {
 		return nil, fmt.Errorf("rejected once pointed at the corpus cluster: %w", err)
 	}
 	return &applied{doc: d, obj: run}, nil
+}
+
+// whileUnavailable retries create for up to a minute while the API server answers 503: its
+// admission policies answer so for a kind whose schema they are (re)loading, as after CRDs
+// change, which says nothing of the document.
+func whileUnavailable(ctx context.Context, create func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := create()
+		if !apierrors.IsServiceUnavailable(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // fileNumber gives "u042" for "sveltos/042-….yaml": names unique across documents that share
