@@ -134,6 +134,8 @@ func (p *failPlan) expect(want chaos.Expect, good int, started time.Time) chaos.
 		return want
 	}
 	want.Failure = &chaos.Failure{Stage: p.stage, Rollback: p.rollback, GoodImage: image(good), GoodMessage: message(good), Started: started}
+	// A promotion's bad version fails only its health check; a bad Kubefleet version is refused.
+	want.Failure.Keeps = p.rollout == rollouts[0]
 	if p.rollback {
 		want.Failure.Deadline = p.deadline
 	}

@@ -31,6 +31,11 @@ type Failure struct {
 	// the last good version, the later stages going back first. Without it (Stop), the
 	// earlier stages keep the version.
 	Rollback bool
+	// Keeps says that, with Stop, the failing stage's clusters end on the version too: it
+	// deploys everywhere and fails only health checks, and the stage keeps deploying what it
+	// was given (a promotion's stage profile holds the version). Without it the trial promises
+	// nothing of the failing stage, whose clusters may refuse the version.
+	Keeps bool
 	// GoodImage and GoodMessage are the last good version: the last one that went through
 	// every stage before the trial.
 	GoodImage, GoodMessage string

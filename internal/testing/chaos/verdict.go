@@ -367,7 +367,7 @@ func finalWant(want Expect, k int) (end Expect, rule string, ok bool) {
 		return want, RuleConverged, true
 	case f.Rollback && k <= f.Stage:
 		return Expect{Image: f.GoodImage, Message: f.GoodMessage}, RuleRollback, true
-	case !f.Rollback && k < f.Stage:
+	case !f.Rollback && (k < f.Stage || k == f.Stage && f.Keeps):
 		return want, RuleConverged, true
 	}
 	return Expect{}, "", false
