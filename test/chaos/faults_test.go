@@ -74,10 +74,15 @@ type faults struct {
 	target string
 	// downs are the outages during which a dialect marked target Down, for the verdict.
 	downs []chaos.Outage
+	// stopped is how long the outage's process was stopped; back how long after it stopped the
+	// fleet was whole again, for the trial's log line.
+	stopped, back time.Duration
+	// created is when the trial began, began when its outage did.
+	created, began time.Time
 }
 
 func (e *env) newFaults(v int, outage string) *faults {
-	return &faults{e: e, ctl: e.ctl, rng: e.rng(v, "faults"), orng: e.rng(v, "outage"), outage: outage, counts: map[string]int{}}
+	return &faults{e: e, ctl: e.ctl, rng: e.rng(v, "faults"), orng: e.rng(v, "outage"), outage: outage, counts: map[string]int{}, created: time.Now()}
 }
 
 func (f *faults) count(key string, n int) {
@@ -198,6 +203,10 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 	if err := sandbox.Kill(f.ctl.dir, name); err != nil {
 		return err
 	}
+	killed := time.Now()
+	f.mu.Lock()
+	f.began = killed
+	f.mu.Unlock()
 	f.count("outages", 1)
 	f.count(f.outage+"_outages", 1)
 	if f.outage == outageDown {
@@ -206,10 +215,12 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
 	// Started again whatever happens to ctx: the next trial needs the whole fleet.
 	f.mu.Lock()
+	f.stopped = time.Since(killed)
 	err := testenv.Restart(context.Background())
 	if err == nil && f.outage == outageEtcd {
 		err = restartNodes()
 	}
+	f.back = time.Since(killed)
 	f.mu.Unlock()
 	if err != nil || f.outage != outageDown {
 		return err
@@ -284,19 +295,22 @@ func (f *faults) describe() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := fmt.Sprintf("%d kills (%d of the leader, %d of both replicas)", f.counts["kills"], f.counts["leader_kills"], f.counts["both_kills"])
-	switch {
-	case f.counts["outages"] == 0:
+	if f.counts["outages"] == 0 {
 		return s + ", no outage"
-	case f.outage == outageEtcd:
-		return s + ", etcd restarted"
-	case f.outage == outageMgmt:
-		return s + ", mgmt API server down mid-wave"
-	case f.counts["down_clusters"] > 0:
-		return s + ", " + f.target + " Down mid-wave"
-	case f.outage == outageDown:
-		return s + ", " + f.target + " API server down mid-wave, not marked Down in time"
 	}
-	return s + ", " + f.target + " API server down mid-wave"
+	times := fmt.Sprintf(" (at %s, stopped %s, whole again after %s)", f.began.Sub(f.created).Round(100*time.Millisecond),
+		f.stopped.Round(100*time.Millisecond), f.back.Round(100*time.Millisecond))
+	switch {
+	case f.outage == outageEtcd:
+		return s + ", etcd restarted" + times
+	case f.outage == outageMgmt:
+		return s + ", mgmt API server down mid-wave" + times
+	case f.counts["down_clusters"] > 0:
+		return s + ", " + f.target + " Down mid-wave" + times
+	case f.outage == outageDown:
+		return s + ", " + f.target + " API server down mid-wave, not marked Down in time" + times
+	}
+	return s + ", " + f.target + " API server down mid-wave" + times
 }
 
 func (f *faults) between(lo, hi time.Duration) time.Duration {

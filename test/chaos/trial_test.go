@@ -55,6 +55,9 @@ func TestCrashTrials(t *testing.T) {
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
 	e := setUp(t, seed)
+	if os.Getenv("CHAOS_KEEP_LOGS") != "" {
+		t.Cleanup(func() { t.Logf("the fleet's logs are kept in %s", keepLogs(t)) })
+	}
 
 	tally := counters{}
 	for range trials {
@@ -84,8 +87,9 @@ func TestCrashTrials(t *testing.T) {
 		if len(versions) == 0 {
 			versions = append(versions, "good versions")
 		}
-		t.Logf("trial %d: %s (sveltos %s, kubefleet %s), %s, %s, %d violations", v, time.Since(start).Round(100*time.Millisecond),
-			e.took[0].Round(100*time.Millisecond), e.took[1].Round(100*time.Millisecond), f.describe(), strings.Join(versions, "; "), len(found))
+		t.Logf("trial %d: %s (sveltos %s, kubefleet %s), %s, %s, %d violations\n\tsveltos: %s\n\tkubefleet: %s", v, time.Since(start).Round(100*time.Millisecond),
+			e.took[0].Round(100*time.Millisecond), e.took[1].Round(100*time.Millisecond), f.describe(), strings.Join(versions, "; "), len(found),
+			e.timeline[0], e.timeline[1])
 		for _, f := range found {
 			t.Errorf("trial %d: %s", v, f)
 		}
@@ -129,8 +133,10 @@ type env struct {
 	ctl  *controllerProcess
 	repo string
 	seed uint64
-	// took is how long the last trial's rollouts took, each dialect's, for its log line.
-	took [2]time.Duration
+	// took is how long the last trial's rollouts took, each dialect's, and timeline when each
+	// stage had the version, for its log line.
+	took     [2]time.Duration
+	timeline [2]string
 }
 
 // rng is the random source of one part of one trial: each goroutine has its own, and a seed
@@ -253,6 +259,7 @@ func (e *env) trial(ctx context.Context, v int, outage string, plan, fleetPlan *
 		}
 		found = append(found, broken...)
 		found = append(found, chaos.CheckDown(rollouts[i], initial, writes, want, f.downs)...)
+		e.timeline[i] = chaos.Timeline(rollouts[i], initial, writes, want, start)
 	}
 	if plan == nil {
 		lastGood = v
