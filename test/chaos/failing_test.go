@@ -134,8 +134,6 @@ func (p *failPlan) expect(want chaos.Expect, good int, started time.Time) chaos.
 		return want
 	}
 	want.Failure = &chaos.Failure{Stage: p.stage, Rollback: p.rollback, GoodImage: image(good), GoodMessage: message(good), Started: started}
-	// A promotion's bad version fails only its health check; a bad Kubefleet version is refused.
-	want.Failure.Keeps = p.rollout == rollouts[0]
 	if p.rollback {
 		want.Failure.Deadline = p.deadline
 	}
@@ -153,7 +151,51 @@ func (e *env) settled(ctx context.Context, v int, p *failPlan, generation int64,
 	if err := e.outcome(ctx, v, generation, outcome); err != nil {
 		return err
 	}
+	if !p.rollback {
+		given, err := e.given(ctx, p)
+		if err != nil {
+			return err
+		}
+		want.Failure.Given = given
+	}
 	return e.converged(ctx, rollouts[0], want)
+}
+
+// given waits until the failing stage's ClusterProfile can give the stopped version to no more
+// of its clusters, and returns those it gave it to, which end on it. The profile goes on rolling
+// the version out after the promotion stopped, and a cluster failing its health check keeps its
+// maxUpdate slot: the rollout ends once every cluster has the version or every slot is held by
+// a failing cluster.
+func (e *env) given(ctx context.Context, p *failPlan) ([]string, error) {
+	stage := p.rollout.Stages[p.stage]
+	var given []string
+	err := retry(ctx, func(ctx context.Context) error {
+		prof := &configv1beta1.ClusterProfile{}
+		if err := e.c.Get(ctx, client.ObjectKey{Name: stage.Profile}, prof); err != nil {
+			return err
+		}
+		st := prof.Status
+		if st.ObservedGeneration != prof.Generation {
+			return fmt.Errorf("profile %s at generation %d observed %d", prof.Name, prof.Generation, st.ObservedGeneration)
+		}
+		given = given[:0]
+		held := 0
+		for _, c := range st.UpdatingClusters.Clusters {
+			given = append(given, c.Name)
+			if slices.Contains(p.clusters, c.Name) {
+				held++
+			}
+		}
+		for _, c := range st.UpdatedClusters.Clusters {
+			given = append(given, c.Name)
+		}
+		if len(given) < len(stage.Clusters) && (held < len(st.UpdatingClusters.Clusters) || held < stage.MaxInFlight) {
+			return fmt.Errorf("profile %s gave the version to %v, %d of them failing", prof.Name, given, held)
+		}
+		return nil
+	})
+	slices.Sort(given)
+	return given, err
 }
 
 // outcome waits until the promotion's history gives version v, the one of generation or later,

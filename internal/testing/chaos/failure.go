@@ -31,11 +31,10 @@ type Failure struct {
 	// the last good version, the later stages going back first. Without it (Stop), the
 	// earlier stages keep the version.
 	Rollback bool
-	// Keeps says that, with Stop, the failing stage's clusters end on the version too: it
-	// deploys everywhere and fails only health checks, and the stage keeps deploying what it
-	// was given (a promotion's stage profile holds the version). Without it the trial promises
-	// nothing of the failing stage, whose clusters may refuse the version.
-	Keeps bool
+	// Given lists, with Stop, the clusters of the failing stage that end on the version: a
+	// promotion's stage profile keeps rolling it out after the promotion stopped, to every
+	// cluster it gave the version to. The trial promises nothing of the stage's other clusters.
+	Given []string
 	// GoodImage and GoodMessage are the last good version: the last one that went through
 	// every stage before the trial.
 	GoodImage, GoodMessage string

@@ -32,7 +32,7 @@ func (h *history) revert(cluster string, v, rel int) *history {
 // TestCheckFailure: version 1 is bad and fails at stage b; version 0 is the last good one.
 func TestCheckFailure(t *testing.T) {
 	stop := &Failure{Stage: 1, GoodImage: img(0), GoodMessage: msg(0)}
-	keeps := &Failure{Stage: 1, Keeps: true, GoodImage: img(0), GoodMessage: msg(0)}
+	given := &Failure{Stage: 1, Given: []string{"c2", "c3"}, GoodImage: img(0), GoodMessage: msg(0)}
 	rollback := &Failure{Stage: 1, Rollback: true, GoodImage: img(0), GoodMessage: msg(0)}
 	deadline := &Failure{Stage: 1, Rollback: true, GoodImage: img(0), GoodMessage: msg(0), Deadline: 5 * time.Second}
 	tests := []struct {
@@ -55,14 +55,14 @@ func TestCheckFailure(t *testing.T) {
 		},
 		rules: []string{RuleFailedVersion, RuleFailedVersion},
 	}, {
-		name:    "the failing stage keeps the version",
-		failure: keeps,
+		name:    "the failing stage's clusters given the version keep it",
+		failure: given,
 		build: func() (*history, int64) {
 			return newHistory().update("c1", 1).wait(2*time.Second).update("c2", 1).update("c3", 1), 0
 		},
 	}, {
-		name:    "the failing stage stops short of keeping the version",
-		failure: keeps,
+		name:    "a cluster given the version does not end on it",
+		failure: given,
 		build: func() (*history, int64) {
 			return newHistory().update("c1", 1).wait(2*time.Second).update("c2", 1), 0
 		},

@@ -347,11 +347,11 @@ func (p *replay) checkGates(approvals map[string]int64) {
 // checkFinal verifies that every cluster ends settled on the versions it must end on.
 func (p *replay) checkFinal(want Expect) {
 	for k, s := range p.r.Stages {
-		end, rule, ok := finalWant(want, k)
-		if !ok {
-			continue
-		}
 		for _, name := range s.Clusters {
+			end, rule, ok := finalWant(want, k, name)
+			if !ok {
+				continue
+			}
 			if d := p.clusters[name].describe(end); d != "" {
 				p.violate(rule, "%s ends %s", name, d)
 			}
@@ -359,15 +359,15 @@ func (p *replay) checkFinal(want Expect) {
 	}
 }
 
-// finalWant says what the clusters of stage k must end on, and the rule broken otherwise; ok is
-// false when the trial promises nothing of what they end on.
-func finalWant(want Expect, k int) (end Expect, rule string, ok bool) {
+// finalWant says what cluster, of stage k, must end on, and the rule broken otherwise; ok is
+// false when the trial promises nothing of what it ends on.
+func finalWant(want Expect, k int, cluster string) (end Expect, rule string, ok bool) {
 	switch f := want.Failure; {
 	case f == nil:
 		return want, RuleConverged, true
 	case f.Rollback && k <= f.Stage:
 		return Expect{Image: f.GoodImage, Message: f.GoodMessage}, RuleRollback, true
-	case !f.Rollback && (k < f.Stage || k == f.Stage && f.Keeps):
+	case !f.Rollback && (k < f.Stage || k == f.Stage && slices.Contains(f.Given, cluster)):
 		return want, RuleConverged, true
 	}
 	return Expect{}, "", false
@@ -414,11 +414,11 @@ func Pending(r *Rollout, initial, writes []Write, want Expect) string {
 	}
 	var out []string
 	for k, s := range r.Stages {
-		end, _, ok := finalWant(want, k)
-		if !ok {
-			continue
-		}
 		for _, name := range s.Clusters {
+			end, _, ok := finalWant(want, k, name)
+			if !ok {
+				continue
+			}
 			if d := p.clusters[name].describe(end); d != "" {
 				out = append(out, name+" "+d)
 			}
