@@ -114,6 +114,11 @@ func (l layout) controllerManager(c *clusterState) *process {
 		"--service-account-private-key-file=" + p.saKey(),
 		"--cluster-name=" + c.Name,
 		"--leader-elect=false",
+		// When a node misses its heartbeats for this long (its API server restarted on a busy
+		// machine, say), the node lifecycle controller marks the node's pods not Ready; kwok,
+		// unlike a kubelet, never reports them Ready again, and their Deployments would stay
+		// unavailable for good. The default is 50 s.
+		"--node-monitor-grace-period=10m",
 		"--use-service-account-credentials=false",
 		"--kube-api-qps=200",
 		"--kube-api-burst=400",
