@@ -30,6 +30,19 @@ const (
 	tierAttached
 )
 
+// A cluster's processes are named after it: <cluster><suffix>.
+const (
+	suffixAPIServer         = "-kube-apiserver"
+	suffixControllerManager = "-kube-controller-manager"
+	suffixScheduler         = "-kube-scheduler"
+	suffixKwok              = "-kwok"
+)
+
+// components names the processes of cluster c (a management cluster has no scheduler nor kwok).
+func (c clusterState) components() []string {
+	return []string{c.Name + suffixAPIServer, c.Name + suffixControllerManager, c.Name + suffixScheduler, c.Name + suffixKwok}
+}
+
 // ServiceClusterIPRange is the virtual Service range of every sandbox cluster.
 const serviceClusterIPRange = "10.96.0.0/16"
 
@@ -71,7 +84,7 @@ func (l layout) etcd(st *state) *process {
 
 func (l layout) apiserver(st *state, c *clusterState) *process {
 	p := l.pki()
-	return &process{Name: c.Name + "-kube-apiserver", Tier: tierAPIServer, Ports: []int{c.APIServerPort}, Args: []string{
+	return &process{Name: c.Name + suffixAPIServer, Tier: tierAPIServer, Ports: []int{c.APIServerPort}, Args: []string{
 		l.bin("kube-apiserver"),
 		"--etcd-servers=http://127.0.0.1:" + itoa(st.EtcdPort),
 		// One etcd serves every cluster; each cluster keeps its objects under its own prefix.
@@ -101,7 +114,7 @@ func (l layout) apiserver(st *state, c *clusterState) *process {
 func (l layout) controllerManager(c *clusterState) *process {
 	p := l.pki()
 	kc := l.kubeconfig(c.Name)
-	return &process{Name: c.Name + "-kube-controller-manager", Tier: tierControllers, Ports: []int{c.ControllerManagerPort}, Args: []string{
+	return &process{Name: c.Name + suffixControllerManager, Tier: tierControllers, Ports: []int{c.ControllerManagerPort}, Args: []string{
 		l.bin("kube-controller-manager"),
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
@@ -129,7 +142,7 @@ func (l layout) controllerManager(c *clusterState) *process {
 func (l layout) scheduler(c *clusterState) *process {
 	p := l.pki()
 	kc := l.kubeconfig(c.Name)
-	return &process{Name: c.Name + "-kube-scheduler", Tier: tierControllers, Ports: []int{c.SchedulerPort}, Args: []string{
+	return &process{Name: c.Name + suffixScheduler, Tier: tierControllers, Ports: []int{c.SchedulerPort}, Args: []string{
 		l.bin("kube-scheduler"),
 		"--kubeconfig=" + kc,
 		"--authentication-kubeconfig=" + kc,
@@ -149,7 +162,7 @@ func (l layout) scheduler(c *clusterState) *process {
 // according to the stage definitions that `make kube` installs next to the binaries.
 func (l layout) kwok(c *clusterState) *process {
 	p := l.pki()
-	return &process{Name: c.Name + "-kwok", Tier: tierControllers, Ports: []int{c.KwokPort}, Args: []string{
+	return &process{Name: c.Name + suffixKwok, Tier: tierControllers, Ports: []int{c.KwokPort}, Args: []string{
 		l.bin("kwok"),
 		"--kubeconfig=" + l.kubeconfig(c.Name),
 		"--config=" + l.bin(kwokStagesFile),

@@ -128,6 +128,9 @@ type state struct {
 	KubeBin      string         `json:"kubeBin"`
 	Clusters     []clusterState `json:"clusters"`
 	Processes    []*process     `json:"processes"`
+	// Bootstrapped says every cluster was once found ready: from then on, a cluster none of
+	// whose processes (nor etcd) had to be started again is not waited for.
+	Bootstrapped bool `json:"bootstrapped,omitempty"`
 }
 
 type clusterState struct {
