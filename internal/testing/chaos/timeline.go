@@ -26,13 +26,7 @@ import (
 // r first had the version's image and when every cluster of it was settled on it, counted from
 // start; and for a version rolled back, the same of the last good image coming back.
 func Timeline(r *Rollout, initial, writes []Write, want Expect, start time.Time) string {
-	p := newReplay(r, want)
-	for _, w := range initial {
-		p.apply(w, true)
-	}
-	for _, w := range writes {
-		p.apply(w, false)
-	}
+	p := replayed(r, initial, writes, want)
 	since := func(m mark) string {
 		if m.rev == 0 {
 			return "-"

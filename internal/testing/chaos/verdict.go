@@ -386,9 +386,9 @@ func (c *cluster) describe(want Expect) string {
 	return ""
 }
 
-// Check replays the records of one rollout, from the state before the trial (initial) through
-// the writes made during it, and returns every promise broken.
-func Check(r *Rollout, initial, writes []Write, want Expect) []Violation {
+// replayed is the replay of rollout r from the state before the trial (initial) through the
+// writes made during it.
+func replayed(r *Rollout, initial, writes []Write, want Expect) *replay {
 	p := newReplay(r, want)
 	for _, w := range initial {
 		p.apply(w, true)
@@ -396,6 +396,13 @@ func Check(r *Rollout, initial, writes []Write, want Expect) []Violation {
 	for _, w := range writes {
 		p.apply(w, false)
 	}
+	return p
+}
+
+// Check replays the records of one rollout, from the state before the trial (initial) through
+// the writes made during it, and returns every promise broken.
+func Check(r *Rollout, initial, writes []Write, want Expect) []Violation {
+	p := replayed(r, initial, writes, want)
 	p.checkGates(want.Approvals)
 	p.checkFailure()
 	p.checkFinal(want)
