@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -57,6 +58,8 @@ type bench struct {
 	live, dead []*fleetsim.Cluster
 	// flapping are live clusters that go down and up again; extraAPIs serve more APIs.
 	flapping, extraAPIs []*fleetsim.Cluster
+	// steady are the live clusters that do not flap.
+	steady []*fleetsim.Cluster
 	// chartRepo is the URL of the local chart repository (realistic profile).
 	chartRepo string
 	// stops end what the bench started beside the clusters: the chart repository, the flapping.
@@ -114,8 +117,14 @@ func (b *bench) shapeFleet(ctx context.Context) error {
 			b.live = append(b.live, c)
 		}
 	}
-	for _, i := range everyNth(len(clusters), b.opts.flapPercent, 37, dead) {
+	flaps := everyNth(len(clusters), b.opts.flapPercent, 37, dead)
+	for _, i := range flaps {
 		b.flapping = append(b.flapping, clusters[i])
+	}
+	for i, c := range clusters {
+		if !dead[i] && !slices.Contains(flaps, i) {
+			b.steady = append(b.steady, c)
+		}
 	}
 	for _, i := range everyNth(len(clusters), b.opts.extraAPIsPercent, 3, nil) {
 		b.extraAPIs = append(b.extraAPIs, clusters[i])

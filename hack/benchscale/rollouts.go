@@ -28,6 +28,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	placementv1beta1 "github.com/stagecoach-dev/stagecoach/api/placement/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/fleetsim"
 	"github.com/stagecoach-dev/stagecoach/internal/testing/scalerollout"
 )
@@ -76,7 +80,13 @@ func (b *bench) updateRun(ctx context.Context, res *result) error {
 	}
 	stopProfile := b.profilePhase(ctx, "cpu-updaterun")
 	defer stopProfile()
-	if err := b.waitFor(ctx, "update run on live clusters", time.Second, b.countOn(rollout.Placed), len(b.live)); err != nil {
+	// A flapping cluster down when the placement scheduled is not in the run: as in Kubefleet,
+	// it waits for the next run. So the run is done once it succeeded and its content is on
+	// every live cluster that does not flap.
+	if err := b.waitFor(ctx, "update run on live clusters that do not flap", time.Second, b.countIn(b.steady, rollout.Placed), len(b.steady)); err != nil {
+		return err
+	}
+	if err := b.waitFor(ctx, "update run succeeded", time.Second, b.runSucceeded, 1); err != nil {
 		return err
 	}
 	res.UpdateRunS = seconds(time.Since(start))
@@ -135,15 +145,32 @@ func (b *bench) promoted(version string) func(*fleetsim.Cluster) bool {
 
 // countOn counts the live clusters for which ok holds, straight from the simulator's records.
 func (b *bench) countOn(ok func(*fleetsim.Cluster) bool) func(context.Context) (int, error) {
+	return b.countIn(b.live, ok)
+}
+
+// countIn counts the clusters for which ok holds.
+func (b *bench) countIn(clusters []*fleetsim.Cluster, ok func(*fleetsim.Cluster) bool) func(context.Context) (int, error) {
 	return func(context.Context) (int, error) {
 		n := 0
-		for _, c := range b.live {
+		for _, c := range clusters {
 			if ok(c) {
 				n++
 			}
 		}
 		return n, nil
 	}
+}
+
+// runSucceeded is 1 once the update run says it succeeded.
+func (b *bench) runSucceeded(ctx context.Context) (int, error) {
+	run := &placementv1beta1.ClusterStagedUpdateRun{}
+	if err := b.client.Get(ctx, client.ObjectKey{Name: rollout.Name}, run); err != nil {
+		return 0, err
+	}
+	if meta.IsStatusConditionTrue(run.Status.Conditions, string(placementv1beta1.StagedUpdateRunConditionSucceeded)) {
+		return 1, nil
+	}
+	return 0, nil
 }
 
 var sampleWithHost = regexp.MustCompile(`^([a-z_]+)\{.*host="([^"]*)".*\} ([0-9.e+-]+)$`)
