@@ -113,6 +113,8 @@ func newControllerProcess(ctx context.Context, fleet *sandbox.Fleet, c client.Cl
 		}
 		name := fmt.Sprintf("stagecoach-%d", i)
 		a := append([]string{bin, "controller"}, args...)
+		// CHAOS_CONTROLLER_ARGS adds to the chart's (--zap-log-level=debug, say).
+		a = append(a, strings.Fields(os.Getenv("CHAOS_CONTROLLER_ARGS"))...)
 		a = append(a, "--kubeconfig="+kubeconfig, "--chart-cache-dir="+filepath.Join(fleet.Dir, name+"-cache"))
 		p.replicas = append(p.replicas, &replica{name: name, base: a, metrics: ports[0], ports: ports})
 	}

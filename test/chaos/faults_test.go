@@ -19,13 +19,16 @@ limitations under the License.
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -66,6 +69,8 @@ type faults struct {
 	// orng is the outage's own random source: it runs in a goroutine of its own.
 	orng   *rand.Rand
 	outage string
+	// kills is false when CHAOS_FAULTS leaves the controller's kills out.
+	kills bool
 	// mu serialises what writes the sandbox's state file: starting replicas, restarting the fleet.
 	mu sync.Mutex
 
@@ -82,7 +87,29 @@ type faults struct {
 }
 
 func (e *env) newFaults(v int, outage string) *faults {
-	return &faults{e: e, ctl: e.ctl, rng: e.rng(v, "faults"), orng: e.rng(v, "outage"), outage: outage, counts: map[string]int{}, created: time.Now()}
+	if !e.faults["outages"] {
+		outage = ""
+	}
+	return &faults{e: e, ctl: e.ctl, rng: e.rng(v, "faults"), orng: e.rng(v, "outage"), outage: outage, kills: e.faults["kills"],
+		counts: map[string]int{}, created: time.Now()}
+}
+
+// faultKinds reads CHAOS_FAULTS, the kinds of fault the trials inject besides their bad versions:
+// "kills" (the controller's replicas), "outages" (an API server or etcd, once the wave started),
+// both by default, or "none", to see what each costs a trial.
+func faultKinds(t *testing.T) map[string]bool {
+	s := cmp.Or(os.Getenv("CHAOS_FAULTS"), "kills,outages")
+	kinds := map[string]bool{}
+	for k := range strings.SplitSeq(s, ",") {
+		switch k = strings.TrimSpace(k); k {
+		case "kills", "outages":
+			kinds[k] = true
+		case "none":
+		default:
+			t.Fatalf("CHAOS_FAULTS=%q: want kills, outages, both (kills,outages) or none", s)
+		}
+	}
+	return kinds
 }
 
 func (f *faults) count(key string, n int) {
@@ -120,7 +147,7 @@ func (f *faults) run(ctx context.Context) error {
 		if err := f.supervise(ctx); err != nil {
 			return err
 		}
-		if time.Now().Before(next) {
+		if time.Now().Before(next) || !f.kills {
 			continue
 		}
 		if awaitLeader {
@@ -149,9 +176,12 @@ func (f *faults) supervise(ctx context.Context) error {
 	return f.ctl.start(context.WithoutCancel(ctx))
 }
 
-// kill SIGKILLs the leader (two times in twenty), both replicas (one in twenty) or the standby. With no
-// leader elected at that moment, a random replica goes. It reports whether the leader went: a
-// standby then takes over once the leader's Lease expires.
+// kill SIGKILLs, at each of its moments, the leader (two times in twenty), both replicas (one in
+// twenty), the standby (three in twenty) or nobody. With no leader elected at that moment, a
+// random replica goes. It reports whether the leader went: a standby then takes over once the
+// leader's Lease expires. A standby does nothing but fill its caches, so killing it tries
+// little, and each restart costs the machine a full read of the management cluster: it is the
+// rarer kill.
 func (f *faults) kill(ctx context.Context) (bool, error) {
 	leader, _ := f.ctl.leader(ctx)
 	var victims []*replica
@@ -162,9 +192,11 @@ func (f *faults) kill(ctx context.Context) (bool, error) {
 	case leader != nil && n < 3:
 		victims = []*replica{leader}
 		f.count("leader_kills", 1)
-	default:
+	case n < 6:
 		others := slices.DeleteFunc(slices.Clone(f.ctl.replicas), func(r *replica) bool { return r == leader })
 		victims = []*replica{others[f.rng.IntN(len(others))]}
+	default:
+		return false, nil
 	}
 	if err := f.ctl.kill(victims...); err != nil {
 		return false, err

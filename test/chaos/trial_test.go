@@ -54,7 +54,9 @@ func TestCrashTrials(t *testing.T) {
 	trials := envInt(t, "CHAOS_TRIALS", 2)
 	seed := uint64(envInt(t, "CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
 	t.Logf("CHAOS_SEED=%d", seed)
+	faults := faultKinds(t)
 	e := setUp(t, seed)
+	e.faults = faults
 	if os.Getenv("CHAOS_KEEP_LOGS") != "" {
 		t.Cleanup(func() { t.Logf("the fleet's logs are kept in %s", keepLogs(t)) })
 	}
@@ -133,6 +135,8 @@ type env struct {
 	ctl  *controllerProcess
 	repo string
 	seed uint64
+	// faults are the kinds of fault CHAOS_FAULTS asks for.
+	faults map[string]bool
 	// took is how long the last trial's rollouts took, each dialect's, and timeline when each
 	// stage had the version, for its log line.
 	took     [2]time.Duration
