@@ -60,10 +60,10 @@ func (e *env) pickOutage(v int) string {
 	return []string{outageMgmt, outageEtcd, outageStaging, outageDown, outageDown, outageDown}[v%6]
 }
 
-// faults injects a trial's faults until ctx ends: the controller's replicas are killed after each
-// random gap — the leader most often, sometimes both — and started again at once, as Kubernetes
-// restarts a pod, and a replica that exits on its own is restarted too; once the staging wave has
-// started, the trial's outage happens.
+// faults injects a trial's faults until ctx ends: after some of its random gaps a replica of the
+// controller is killed (see kill) and started again at once, as Kubernetes restarts a pod, and a
+// replica that exits on its own is restarted too; once the staging wave has started, the trial's
+// outage happens.
 type faults struct {
 	e   *env
 	ctl *controllerProcess
