@@ -97,6 +97,7 @@ func actionConfig(remote *fleet.Remote, namespace string, log logr.Logger) (*act
 	handler := logr.ToSlogHandler(log)
 	cfg := action.NewConfiguration(action.ConfigurationSetLogger(handler))
 	kc := kube.New(getter)
+	kc.Factory = &serverValidatedFactory{Factory: kc.Factory, discovery: getter.discovery}
 	kc.Namespace = namespace
 	kc.SetLogger(handler)
 	secrets := driver.NewSecrets(remote.Core.Secrets(namespace))

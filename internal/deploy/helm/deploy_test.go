@@ -19,6 +19,7 @@ limitations under the License.
 package helm
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 	"strings"
@@ -205,6 +206,23 @@ func TestUserErrors(t *testing.T) {
 	if _, err := r.Core.Namespaces().Get(ctx, "user-errors", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a failed deploy created the release namespace: %v", err)
 	}
+
+	// A manifest with a field the API server does not know is refused, by the server itself
+	// (serverValidatedFactory skips the client-side pass on a server that validates fields).
+	hc = webapp(testEnv.repoURL, "1.0.0")
+	hc.ReleaseName, hc.ReleaseNamespace = "unknown-field", "user-errors-fields"
+	_, err = d.Deploy(ctx, r, "errors", hc, nil, WithPatches(addField{}, "bogus"))
+	t.Log(err)
+	if err == nil || !strings.Contains(err.Error(), ".spec.bogus: field not declared in schema") {
+		t.Errorf("a Deployment with an unknown field: %v", err)
+	}
+}
+
+// addField adds a field no Deployment has to the chart's Deployment.
+type addField struct{}
+
+func (addField) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
+	return bytes.NewBufferString(strings.Replace(rendered.String(), "\nspec:\n", "\nspec:\n  bogus: true\n", 1)), nil
 }
 
 // TestCacheSharedAcrossClusters: the same chart deployed to two clusters at once, with one

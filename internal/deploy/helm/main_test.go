@@ -66,7 +66,7 @@ func TestMain(m *testing.M) {
 }
 
 // sandboxFleet returns the running fleet, starting it (and the chart repository) once.
-func sandboxFleet(t *testing.T) *sandbox.Fleet {
+func sandboxFleet(t testing.TB) *sandbox.Fleet {
 	t.Helper()
 	testEnv.once.Do(func() {
 		if testEnv.dir, testEnv.err = os.MkdirTemp("", "stagecoach-helm-test-"); testEnv.err != nil {
@@ -89,7 +89,7 @@ func sandboxFleet(t *testing.T) *sandbox.Fleet {
 }
 
 // remote connects to managed cluster i of the sandbox.
-func remote(t *testing.T, i int) *fleet.Remote {
+func remote(t testing.TB, i int) *fleet.Remote {
 	t.Helper()
 	c := sandboxFleet(t).Managed[i]
 	r, err := fleet.NewRemote(fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: c.Name, Name: c.Name}, c.Config)
@@ -99,13 +99,13 @@ func remote(t *testing.T, i int) *fleet.Remote {
 	return r
 }
 
-func newDeployer(t *testing.T) *Deployer {
+func newDeployer(t testing.TB) *Deployer {
 	t.Helper()
-	cache, err := NewCache(CacheOptions{Dir: t.TempDir(), Log: testr.New(t)})
+	cache, err := NewCache(CacheOptions{Dir: t.TempDir(), Log: testr.NewWithInterface(t, testr.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDeployer(Options{Cache: cache, Log: testr.NewWithOptions(t, testr.Options{Verbosity: 0})})
+	d, err := NewDeployer(Options{Cache: cache, Log: testr.NewWithInterface(t, testr.Options{Verbosity: 0})})
 	if err != nil {
 		t.Fatal(err)
 	}
