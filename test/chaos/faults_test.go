@@ -46,18 +46,17 @@ import (
 const (
 	outageMgmt    = "mgmt"    // the management cluster's API server, 0.5 to 2 s
 	outageStaging = "staging" // a staging cluster's API server that is updating, 0.5 to 2 s
-	outageDown    = "down"    // the same, until both dialects mark the cluster Down, and 0.5 to 2 s more
+	outageDown    = "down"    // such a cluster cut off from the controller (its gate), until both dialects mark it Down, and 0.5 to 2 s more
 	outageEtcd    = "etcd"    // the etcd of every cluster, 0.5 to 2 s
 )
 
 // pickOutage is trial v's outage: in each six trials, three Down clusters, one management outage,
 // one short staging outage and one etcd restart. A version that fails at dev never reaches the
 // wave and has no outage, so half the trials are Down ones for `make chaos TRIALS=200` to mark
-// well over fifty clusters Down. The first two trials, make test's, restart etcd and stop a
-// staging API server briefly: a Down trial waits for three failed probes and would make make
-// test slower than before.
+// well over fifty clusters Down. The first two trials, make test's, restart etcd and cut a
+// cluster off until it is Down.
 func (e *env) pickOutage(v int) string {
-	return []string{outageMgmt, outageEtcd, outageStaging, outageDown, outageDown, outageDown}[v%6]
+	return []string{outageMgmt, outageEtcd, outageDown, outageStaging, outageDown, outageDown}[v%6]
 }
 
 // faults injects a trial's faults until ctx ends: after some of its random gaps a replica of the
@@ -224,39 +223,56 @@ func (f *faults) pickTarget() string {
 	return started[f.rng.IntN(len(started))]
 }
 
-// doOutage stops the outage's process and starts it again.
+// doOutage stops the outage's process and starts it again; a Down outage cuts the cluster's
+// gate and opens it again.
 func (f *faults) doOutage(ctx context.Context, target string) error {
 	f.target = target
+	if f.outage == outageDown {
+		return f.cutOff(ctx, target)
+	}
 	name := "mgmt-kube-apiserver"
 	switch f.outage {
 	case outageEtcd:
 		name = "etcd"
-	case outageStaging, outageDown:
+	case outageStaging:
 		name = target + "-kube-apiserver"
 	}
 	if err := sandbox.Kill(f.ctl.dir, name); err != nil {
 		return err
 	}
-	killed := time.Now()
-	f.mu.Lock()
-	f.began = killed
-	f.mu.Unlock()
-	f.count("outages", 1)
-	f.count(f.outage+"_outages", 1)
-	if f.outage == outageDown {
-		f.awaitDown(ctx, target)
-	}
+	killed := f.outageBegins()
 	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
 	// Started again whatever happens to ctx: the next trial needs the whole fleet.
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.stopped = time.Since(killed)
 	err := testenv.Restart(context.Background())
 	if err == nil && f.outage == outageEtcd {
 		err = restartNodes()
 	}
+	if err == nil && (f.outage == outageEtcd || f.outage == outageMgmt) {
+		// The management cluster started again registers every cluster as the sandbox has it.
+		err = registerGated(context.Background(), f.e.c, f.e.gates)
+	}
 	f.back = time.Since(killed)
+	return err
+}
+
+// cutOff cuts target off from the controller until both dialects say it is Down, and 0.5 to 2 s
+// more, then lets it answer again.
+func (f *faults) cutOff(ctx context.Context, target string) error {
+	g := f.e.gates[target]
+	g.cut()
+	cut := f.outageBegins()
+	f.awaitDown(ctx, target)
+	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
+	// Opened again whatever happens to ctx: the next trial needs the whole fleet.
+	f.mu.Lock()
+	err := g.open(context.Background())
+	f.stopped = time.Since(cut)
+	f.back = f.stopped
 	f.mu.Unlock()
-	if err != nil || f.outage != outageDown {
+	if err != nil {
 		return err
 	}
 	back, err := currentRevision(f.e.c)
@@ -264,6 +280,17 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 		f.downs[i].To = back
 	}
 	return err
+}
+
+// outageBegins notes that the outage begins now, and counts it.
+func (f *faults) outageBegins() time.Time {
+	now := time.Now()
+	f.mu.Lock()
+	f.began = now
+	f.mu.Unlock()
+	f.count("outages", 1)
+	f.count(f.outage+"_outages", 1)
+	return now
 }
 
 // restartNodes restarts the simulated nodes (kwok), the scheduler and the controller manager of
@@ -342,7 +369,7 @@ func (f *faults) describe() string {
 	case f.counts["down_clusters"] > 0:
 		return s + ", " + f.target + " Down mid-wave" + times
 	case f.outage == outageDown:
-		return s + ", " + f.target + " API server down mid-wave, not marked Down in time" + times
+		return s + ", " + f.target + " cut off mid-wave, not marked Down in time" + times
 	}
 	return s + ", " + f.target + " API server down mid-wave" + times
 }

@@ -135,6 +135,8 @@ type env struct {
 	ctl  *controllerProcess
 	repo string
 	seed uint64
+	// gates stand between the controller and each cluster of the wave, to cut it off (Down).
+	gates map[string]*gate
 	// faults are the kinds of fault CHAOS_FAULTS asks for.
 	faults map[string]bool
 	// took is how long the last trial's rollouts took, each dialect's, and timeline when each
@@ -184,6 +186,15 @@ func setUp(t *testing.T, seed uint64) *env {
 		t.Fatal(err)
 	}
 	c := testenv.Client(t)
+	gates, err := openGates(ctx, c, wave)
+	t.Cleanup(func() {
+		for _, g := range gates {
+			g.cut()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctl, err := newControllerProcess(ctx, testenv.Fleet, c)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +202,7 @@ func setUp(t *testing.T, seed uint64) *env {
 	if err := ctl.start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, c: c, rec: rec, ctl: ctl, repo: repo, seed: seed}
+	e := &env{t: t, c: c, rec: rec, ctl: ctl, repo: repo, seed: seed, gates: gates}
 	err = apply(ctx, e.c, fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}", sourcesNS))
 	if err == nil {
 		err = apply(ctx, e.c, fleetSetup()...)
