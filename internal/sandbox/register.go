@@ -80,13 +80,19 @@ func (l layout) registerClusters(ctx context.Context, cfg *rest.Config, st *stat
 		if err != nil {
 			return err
 		}
-		err = registration.Register(ctx, c, registration.Cluster{Namespace: cl.Name, Name: cl.Name, Labels: cl.Labels,
-			Kubeconfig: kubeconfig, Member: true, MemberVersion: "v1", Manager: FieldManager, Identity: AdminUser, CreateNamespace: true})
-		if err != nil {
+		if err := registration.Register(ctx, c, Registration(cl.Name, cl.Labels, kubeconfig)); err != nil {
 			return fmt.Errorf("registering %s: %w", cl.Name, err)
 		}
 	}
 	return nil
+}
+
+// Registration is how the sandbox registers managed cluster name: a SveltosCluster and a
+// MemberCluster in the namespace named after it, with its labels and kubeconfig. Registering a
+// cluster again with another kubeconfig (through a proxy, say) keeps every other field.
+func Registration(name string, labels map[string]string, kubeconfig []byte) registration.Cluster {
+	return registration.Cluster{Namespace: name, Name: name, Labels: labels, Kubeconfig: kubeconfig, Member: true,
+		MemberVersion: "v1", Manager: FieldManager, Identity: AdminUser, CreateNamespace: true}
 }
 
 // InstallCRDs applies every Stagecoach CRD to the cluster and waits until each is established.

@@ -241,7 +241,7 @@ func (f *faults) doOutage(ctx context.Context, target string) error {
 		return err
 	}
 	killed := f.outageBegins()
-	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
+	f.lastOutage(ctx)
 	// Started again whatever happens to ctx: the next trial needs the whole fleet.
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -265,7 +265,7 @@ func (f *faults) cutOff(ctx context.Context, target string) error {
 	g.cut()
 	cut := f.outageBegins()
 	f.awaitDown(ctx, target)
-	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
+	f.lastOutage(ctx)
 	// Opened again whatever happens to ctx: the next trial needs the whole fleet.
 	f.mu.Lock()
 	err := g.open(context.Background())
@@ -280,6 +280,11 @@ func (f *faults) cutOff(ctx context.Context, target string) error {
 		f.downs[i].To = back
 	}
 	return err
+}
+
+// lastOutage lets the outage last 0.5 to 2 s (more).
+func (f *faults) lastOutage(ctx context.Context) {
+	pause(ctx, 500*time.Millisecond+time.Duration(f.orng.Int64N(int64(1500*time.Millisecond))))
 }
 
 // outageBegins notes that the outage begins now, and counts it.

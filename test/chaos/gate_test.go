@@ -189,8 +189,7 @@ func registerGated(ctx context.Context, c client.Client, gates map[string]*gate)
 			return err
 		}
 		err = retry(ctx, func(ctx context.Context) error {
-			return registration.Register(ctx, c, registration.Cluster{Namespace: cl.Name, Name: cl.Name, Labels: cl.Labels,
-				Kubeconfig: data, Member: true, MemberVersion: "v1", Manager: sandbox.FieldManager, Identity: sandbox.AdminUser})
+			return registration.Register(ctx, c, sandbox.Registration(cl.Name, cl.Labels, data))
 		})
 		if err != nil {
 			return fmt.Errorf("registering %s through its gate: %w", cl.Name, err)

@@ -113,13 +113,8 @@ func (r *kindReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	} else {
 		r.warnings.Clear(o.GetUID(), reasonInvalid)
 	}
-	err := r.ensureSnapshot(ctx, o, spec)
-	if patch.LostRace(err) {
-		// The cache had not seen the snapshot this reconciler just created: read again.
-		ctrl.LoggerFrom(ctx).V(1).Info("stale read, reconciling again", "error", err.Error())
-		return ctrl.Result{RequeueAfter: patch.RetryAfterRace}, nil
-	}
-	return ctrl.Result{}, err
+	// A snapshot that exists already was created a moment ago, unseen by the cache yet.
+	return patch.RetryRace(ctx, r.ensureSnapshot(ctx, o, spec))
 }
 
 // hashOf is the hex SHA-256 of the spec's JSON, stored as bytes as Kubefleet stores it.

@@ -97,10 +97,20 @@ func (w *StatusWriter) Write(ctx context.Context, result *ctrl.Result, retErr *e
 		*retErr = errors.Join(*retErr, err)
 	}
 	if LostRace(*retErr) {
-		ctrl.LoggerFrom(ctx).V(1).Info("stale read, reconciling again", "error", (*retErr).Error())
-		*result, *retErr = ctrl.Result{RequeueAfter: RetryAfterRace}, nil
+		*result, *retErr = RetryRace(ctx, *retErr)
 	}
 	return err == nil
+}
+
+// RetryRace turns a lost race (err is a conflict or an already existing object: the reconcile
+// read a stale cache) into a reconcile again shortly, without an error; any other err is
+// returned as it is.
+func RetryRace(ctx context.Context, err error) (ctrl.Result, error) {
+	if !LostRace(err) {
+		return ctrl.Result{}, err
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("stale read, reconciling again", "error", err.Error())
+	return ctrl.Result{RequeueAfter: RetryAfterRace}, nil
 }
 
 // Flush writes the status as changed so far at once, and Write then writes only what changes
