@@ -220,6 +220,17 @@ func TestRollback(t *testing.T) {
 			t.Errorf("Ready does not say %q: %s", want, msg)
 		}
 	}
+	// Each stage profile remembers the spec it went back from: a cluster unreachable then, whose
+	// summary still carries it, would hold the rollback.
+	for _, stage := range []string{"prod", "dev"} {
+		profile := &configv1beta1.ClusterProfile{}
+		if err := c.Get(t.Context(), client.ObjectKey{Name: p.StageProfileName(stage)}, profile); err != nil {
+			t.Fatal(err)
+		}
+		if profile.Annotations["stagecoach.dev/rolled-back-from"] == "" {
+			t.Errorf("stage %s profile: no stagecoach.dev/rolled-back-from: %v", stage, profile.Annotations)
+		}
+	}
 	for _, cluster := range []string{"prod", "dev"} {
 		testenv.Eventually(t, timeout, func(ctx context.Context) error {
 			deployed, err := kubernetes.NewForConfigOrDie(managed(t, cluster)).CoreV1().ConfigMaps("default").Get(ctx, name, metav1.GetOptions{})

@@ -25,14 +25,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
+	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/metrics"
 )
 
 // TestTallySkipsPausedAndUnreached: a paused cluster and an unreachable one the version has not
-// reached do not hold the stage; an unreachable one that has the version does. Once the stage has
-// passed, every cluster that does not run its version, paused ones aside, is catching up.
+// reached do not hold the stage; an unreachable one that has the version does. In a rollback, so
+// does one the failed version reached. Once the stage has passed, every cluster that does not run
+// its version, paused ones aside, is catching up.
 func TestTallySkipsPausedAndUnreached(t *testing.T) {
-	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: "p-prod"}}
 	current := func(name string) *configv1beta1.ClusterSummary {
 		return &configv1beta1.ClusterSummary{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	}
@@ -41,6 +42,14 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 		cs.Spec.ClusterProfileSpec.Tier = 7
 		return cs
 	}
+	// failed carries the version being rolled back, with the post-delay check it had gained.
+	failed := func(name string) *configv1beta1.ClusterSummary {
+		cs := current(name)
+		cs.Spec.ClusterProfileSpec.Tier = 9
+		cs.Spec.ClusterProfileSpec.ValidateHealths = []libv1beta1.ValidateHealth{{Name: "soaked"}}
+		return cs
+	}
+	failedSpec := configv1beta1.Spec{Tier: 9}
 	refs := func(names ...string) []corev1.ObjectReference {
 		var out []corev1.ObjectReference
 		for _, n := range names {
@@ -53,6 +62,7 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 		matching    []corev1.ObjectReference
 		unavailable map[string]string
 		summaries   map[string]*configv1beta1.ClusterSummary
+		rollingBack bool // from the failed version
 		done        bool
 		paused      []string
 		current     []string // catching up while the stage is under way
@@ -73,6 +83,18 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 		{name: "an unreachable cluster with the version holds the stage", matching: refs("a"),
 			unavailable: map[string]string{"prod/a": "not ready"},
 			summaries:   map[string]*configv1beta1.ClusterSummary{"prod/a": current("a")}},
+		{name: "in a rollback, an unreachable cluster the failed version reached holds the stage", matching: refs("a", "b"),
+			unavailable: map[string]string{"prod/b": "not ready"}, rollingBack: true,
+			summaries: map[string]*configv1beta1.ClusterSummary{"prod/a": current("a"), "prod/b": failed("b")},
+			passed:    []string{"prod/b"}},
+		{name: "in a rollback, an unreachable cluster the failed version did not reach is skipped", matching: refs("a", "b"),
+			unavailable: map[string]string{"prod/b": "not ready"}, rollingBack: true,
+			summaries: map[string]*configv1beta1.ClusterSummary{"prod/a": current("a"), "prod/b": older("b")},
+			done:      true, current: []string{"prod/b"}, passed: []string{"prod/b"}},
+		{name: "out of a rollback, an unreachable cluster on another version is skipped", matching: refs("a", "b"),
+			unavailable: map[string]string{"prod/b": "not ready"},
+			summaries:   map[string]*configv1beta1.ClusterSummary{"prod/a": current("a"), "prod/b": failed("b")},
+			done:        true, current: []string{"prod/b"}, passed: []string{"prod/b"}},
 		{name: "a cluster registered after the stage passed catches up", matching: refs("a", "late"),
 			summaries: map[string]*configv1beta1.ClusterSummary{"prod/a": current("a")},
 			passed:    []string{"prod/late"}},
@@ -81,6 +103,10 @@ func TestTallySkipsPausedAndUnreached(t *testing.T) {
 			passed:    []string{"prod/b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: "p-prod"}}
+			if tc.rollingBack {
+				profile.Annotations = map[string]string{rolledBackFromAnnotation: specDigest(&failedSpec)}
+			}
 			st := tally(nil, profile, tc.matching, tc.unavailable, tc.summaries)
 			if st.done != tc.done {
 				t.Errorf("done = %v (%s), want %v", st.done, st.waitingOn, tc.done)

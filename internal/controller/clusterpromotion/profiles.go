@@ -84,6 +84,7 @@ func (r *Reconciler) applyStageProfile(ctx context.Context, p *configv1beta1.Clu
 		profile.Spec = p.Spec.ProfileSpec.ToSpec(stage.ClusterSelector)
 		freeze.FreezeSpec(&profile.Spec, frozen)
 		delete(profile.Annotations, checksAnnotation)
+		delete(profile.Annotations, rolledBackFromAnnotation)
 		if checks {
 			profile.Annotations[checksAnnotation] = version
 			for _, c := range postDelayChecks(stage) {
@@ -195,6 +196,7 @@ func (r *Reconciler) provisioned(ctx context.Context, profile *configv1beta1.Clu
 func tally(specs *specmemo.Memo, profile *configv1beta1.ClusterProfile, matching []corev1.ObjectReference, unavailable map[string]string,
 	byCluster map[string]*configv1beta1.ClusterSummary) stageState {
 	version := specmemo.Version{Profile: profile.UID, Generation: profile.Generation}
+	rolledBackFrom := profile.Annotations[rolledBackFromAnnotation]
 	st := stageState{done: true, clusters: metrics.NoClusters()}
 	if len(matching) == 0 {
 		// Done at once, as upstream says; but a selector matching nothing is more often a typo
@@ -208,7 +210,8 @@ func tally(specs *specmemo.Memo, profile *configv1beta1.ClusterProfile, matching
 			return equality.Semantic.DeepEqual(cs.Spec.ClusterProfileSpec, profile.Spec)
 		})
 		if why := unavailable[cluster]; why != "" {
-			st.unavailable(cluster, why, current && cs.Provisioned(), current)
+			reached := current || (cs != nil && rolledBackFrom != "" && specDigest(&cs.Spec.ClusterProfileSpec) == rolledBackFrom)
+			st.unavailable(cluster, why, current && cs.Provisioned(), reached)
 			continue
 		}
 		if cs == nil {
@@ -231,9 +234,9 @@ func tally(specs *specmemo.Memo, profile *configv1beta1.ClusterProfile, matching
 
 // unavailable counts a paused or unreachable cluster. A paused one is out of the rollout: the
 // stage does not wait for it. An unreachable one the version has not reached yet is skipped as
-// well, and catches up when it answers. One that has the version is waited for: what it runs
-// now is unknown until it answers.
-func (st *stageState) unavailable(cluster, why string, done, current bool) {
+// well, and catches up when it answers. One the version reached (and, in a rollback, one the
+// failed version reached) is waited for: what it runs now is unknown until it answers.
+func (st *stageState) unavailable(cluster, why string, done, reached bool) {
 	st.clusters[metrics.ClusterUnreachable]++
 	if !done {
 		st.behind = append(st.behind, cluster)
@@ -241,7 +244,7 @@ func (st *stageState) unavailable(cluster, why string, done, current bool) {
 	switch {
 	case why == pausedReason:
 		st.paused = append(st.paused, cluster)
-	case !current:
+	case !reached:
 		st.skipped = append(st.skipped, cluster)
 	default:
 		st.wait(fmt.Sprintf("Cluster %s is %s.", cluster, why), true)

@@ -18,13 +18,16 @@ package clusterpromotion
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -52,6 +55,22 @@ func recordKnownGood(p *configv1beta1.ClusterPromotion, frozen map[freeze.Ref]st
 		ProfileSpecHash: p.Status.ProfileSpecHash, ProfileSpec: *p.Spec.ProfileSpec.DeepCopy(),
 		FrozenContent: freeze.Encode(frozen), Time: now,
 	}
+}
+
+// rolledBackFromAnnotation, on a stage's ClusterProfile being rolled back, holds the specDigest
+// of the spec it had before: an unreachable cluster whose summary still carries that spec may run
+// the failed version, and the rollback waits for it. One whose summary carries an older spec
+// never got the failed version, and does not hold the rollback.
+const rolledBackFromAnnotation = "stagecoach.dev/rolled-back-from"
+
+// specDigest identifies the content a profile spec deploys. The health checks are left out: a
+// stage's post-delay checks join its spec partway through a version.
+func specDigest(spec *configv1beta1.Spec) string {
+	s := *spec
+	s.ValidateHealths = nil
+	b, _ := json.Marshal(&s) // plain data: it always marshals
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // knownGoodSpec is the spec a stage with selector had in the last known good version.
@@ -157,7 +176,11 @@ func (r *Reconciler) rollBackStage(ctx context.Context, ps *pass) error {
 		return nil
 	}
 	profile, err := r.writeStageProfile(ctx, p, stage, func(profile *configv1beta1.ClusterProfile) {
-		profile.Spec = knownGoodSpec(lkg, stage.ClusterSelector)
+		spec := knownGoodSpec(lkg, stage.ClusterSelector)
+		if !profile.CreationTimestamp.IsZero() && !equality.Semantic.DeepEqual(profile.Spec, spec) {
+			profile.Annotations[rolledBackFromAnnotation] = specDigest(&profile.Spec)
+		}
+		profile.Spec = spec
 		delete(profile.Annotations, checksAnnotation)
 	})
 	if err != nil {
