@@ -32,6 +32,8 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
@@ -53,6 +55,9 @@ func (l layout) run(ctx context.Context, st *state, log logr.Logger) error {
 			started[p.Name] = true
 			log.V(1).Info("starting", "component", p.Name)
 			if err := waitPortsFree(ctx, p); err != nil {
+				return err
+			}
+			if err := l.releaseNodeLease(ctx, st, p); err != nil {
 				return err
 			}
 			if err := p.start(l.logs()); err != nil {
@@ -88,6 +93,33 @@ func (l layout) run(ctx context.Context, st *state, log logr.Logger) error {
 	}
 	st.Bootstrapped = true
 	return saveState(l.stateFile(), st)
+}
+
+// releaseNodeLease frees the node Lease of the cluster whose kwok p is, before p starts again.
+// The kwok that held it is gone, but each kwok takes a node only once the Lease of the one before
+// has expired: without this the cluster's pods would not move for up to 40 s after a restart.
+func (l layout) releaseNodeLease(ctx context.Context, st *state, p *process) error {
+	if !st.Bootstrapped {
+		return nil
+	}
+	for _, c := range st.Clusters {
+		if !c.Managed || p.Name != c.Name+suffixKwok {
+			continue
+		}
+		cfg, err := restConfig(l.kubeconfig(c.Name))
+		if err != nil {
+			return err
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		return l.poll(ctx, st, c.Name+suffixAPIServer, "able to release the node Lease", func(ctx context.Context) (bool, error) {
+			err := cs.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, nodeName(c.Name), metav1.DeleteOptions{})
+			return err == nil || apierrors.IsNotFound(err), nil
+		})
+	}
+	return nil
 }
 
 // toBootstrap lists the clusters to bootstrap once the processes named in started were started:

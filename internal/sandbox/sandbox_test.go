@@ -30,6 +30,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -129,6 +130,24 @@ func TestSandboxLifecycle(t *testing.T) {
 		t.Errorf("deployment lost across recovery: %v", err)
 	}
 
+	// kwok restarted: the node it plays is freed for the new one at once, not once the old
+	// one's Lease expires, and pods go on becoming ready.
+	before, err := a.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, "a-node", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kwok := killProcess(ctx, t, dir, "a-kwok")
+	if _, err := Up(ctx, opts); err != nil {
+		t.Fatalf("restarting kwok: %v", err)
+	}
+	after, err := a.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, "a-node", metav1.GetOptions{})
+	if err == nil && ptr.Deref(after.Spec.HolderIdentity, "") == ptr.Deref(before.Spec.HolderIdentity, "") {
+		t.Errorf("the node Lease is still held by the kwok killed (pid %d): %s", kwok.PID, ptr.Deref(after.Spec.HolderIdentity, ""))
+	} else if err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	waitDeploymentAvailable(ctx, t, a, "web-after-kwok")
+
 	// A different set of clusters in the same directory is refused with the command to run.
 	other := opts
 	other.Clusters = specs[:1]
@@ -152,6 +171,26 @@ func TestSandboxLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "sandbox.json")); !os.IsNotExist(err) {
 		t.Errorf("state left behind after down: %v", err)
 	}
+}
+
+// killProcess SIGKILLs the sandbox's process name and waits until it has exited.
+func killProcess(ctx context.Context, t *testing.T, dir, name string) *process {
+	t.Helper()
+	st, err := loadState(filepath.Join(dir, "sandbox.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range st.Processes {
+		if p.Name == name {
+			_ = syscall.Kill(p.PID, syscall.SIGKILL)
+			if err := pollUntilTimeout(ctx, 10*time.Second, func(context.Context) bool { return !p.alive() }); err != nil {
+				t.Fatalf("%s did not exit", name)
+			}
+			return p
+		}
+	}
+	t.Fatalf("no process %s", name)
+	return nil
 }
 
 var (
