@@ -106,11 +106,7 @@ func (l layout) releaseNodeLease(ctx context.Context, st *state, p *process) err
 		if !c.Managed || p.Name != c.Name+suffixKwok {
 			continue
 		}
-		cfg, err := restConfig(l.kubeconfig(c.Name))
-		if err != nil {
-			return err
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
+		cs, err := l.clientset(c.Name)
 		if err != nil {
 			return err
 		}
@@ -199,15 +195,20 @@ func (l layout) waitEtcd(ctx context.Context, st *state) error {
 	})
 }
 
+// clientset is a client of cluster name's API server, as the sandbox's administrator.
+func (l layout) clientset(name string) (*kubernetes.Clientset, error) {
+	cfg, err := restConfig(l.kubeconfig(name))
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
 func (l layout) waitAPIServers(ctx context.Context, st *state) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range st.Clusters {
 		g.Go(func() error {
-			cfg, err := restConfig(l.kubeconfig(c.Name))
-			if err != nil {
-				return err
-			}
-			cs, err := kubernetes.NewForConfig(cfg)
+			cs, err := l.clientset(c.Name)
 			if err != nil {
 				return err
 			}
