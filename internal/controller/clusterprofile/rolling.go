@@ -86,17 +86,21 @@ func versionHash(spec *configv1beta1.Spec, content map[string]string) []byte {
 }
 
 // rolloutTargets says where each matching cluster stands in the rollout of the profile's
-// current spec: pending (no summary, or one with an older spec), updating (the current spec,
-// not yet provisioned and healthy) or updated.
+// current spec: pending (no summary, or one settled on an older spec), updating (the current
+// spec, not yet provisioned and healthy) or updated. A cluster still in the middle of an older
+// spec (the spec changed during its update: a rollback, say) is updating too: it is in flight,
+// so it holds a slot, and it is given the current spec first.
 func rolloutTargets(current func(*configv1beta1.ClusterSummary) bool, matching []clusterKey, unavailable map[clusterKey]string,
 	summaries map[clusterKey]*configv1beta1.ClusterSummary) []rollout.Target {
 	targets := make([]rollout.Target, 0, len(matching))
 	for _, k := range matching {
 		t := rollout.Target{Name: k.Namespace + "/" + k.Name, Unavailable: unavailable[k], Paused: unavailable[k] == "paused"}
-		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() && current(cs) {
-			t.State = rollout.Updating
-			if cs.Provisioned() {
+		if cs := summaries[k]; cs != nil && cs.DeletionTimestamp.IsZero() {
+			switch provisioned := cs.Provisioned(); {
+			case current(cs) && provisioned:
 				t.State = rollout.Updated
+			case current(cs) || !provisioned:
+				t.State = rollout.Updating
 			}
 		}
 		targets = append(targets, t)
