@@ -40,16 +40,16 @@ func TestRolloutTargets(t *testing.T) {
 	}
 	const currentTier, olderTier = 2, 1
 	current := func(cs *configv1beta1.ClusterSummary) bool { return cs.Spec.ClusterProfileSpec.Tier == currentTier }
-	keys := []clusterKey{{"s", "a"}, {"s", "b"}, {"s", "c"}, {"s", "d"}, {"s", "e"}, {"s", "f"}}
+	keys := []clusterKey{{Namespace: "s", Name: "a"}, {Namespace: "s", Name: "b"}, {Namespace: "s", Name: "c"}, {Namespace: "s", Name: "d"}, {Namespace: "s", Name: "e"}, {Namespace: "s", Name: "f"}}
 	summaries := map[clusterKey]*configv1beta1.ClusterSummary{
-		{"s", "a"}: summary(olderTier, false),   // mid-update on the older spec, and unreachable
-		{"s", "b"}: summary(currentTier, false), // updating
-		{"s", "c"}: summary(currentTier, true),  // updated
-		{"s", "d"}: summary(olderTier, true),    // settled on the older spec
+		{Namespace: "s", Name: "a"}: summary(olderTier, false),   // mid-update on the older spec, and unreachable
+		{Namespace: "s", Name: "b"}: summary(currentTier, false), // updating
+		{Namespace: "s", Name: "c"}: summary(currentTier, true),  // updated
+		{Namespace: "s", Name: "d"}: summary(olderTier, true),    // settled on the older spec
 		// e has no summary yet
-		{"s", "f"}: summary(olderTier, false), // mid-update on the older spec
+		{Namespace: "s", Name: "f"}: summary(olderTier, false), // mid-update on the older spec
 	}
-	targets := rolloutTargets(current, keys, map[clusterKey]string{{"s", "a"}: "not ready"}, summaries)
+	targets := rolloutTargets(current, keys, map[clusterKey]string{{Namespace: "s", Name: "a"}: "not ready"}, summaries)
 	want := []rollout.TargetState{rollout.Updating, rollout.Updating, rollout.Updated, rollout.Pending, rollout.Pending, rollout.Updating}
 	for i, tg := range targets {
 		if tg.State != want[i] {
