@@ -45,7 +45,7 @@ var (
 // dead ones are named with the reason.
 func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 	rollout := fresh(deadRollout)
-	clusters := simulatedFleet(t, 16, rollout, nil)
+	_, clusters := simulatedFleet(t, 16, rollout, nil)
 	live, dead := clusters[:12], clusters[12:]
 	for _, c := range dead {
 		c.SetDown(fleetsim.Hang)
@@ -65,7 +65,7 @@ func TestDeadClustersCostOnlyTheirSlots(t *testing.T) {
 // worker only until it times out, so the rest of the stage goes through the third slot.
 func TestStuckClustersCostOnlyTheirSlots(t *testing.T) {
 	rollout := fresh(stuckRollout)
-	clusters := simulatedFleet(t, 16, rollout, nil)
+	_, clusters := simulatedFleet(t, 16, rollout, nil)
 	stuck := clusters[4:6]
 	live := slices.Concat(clusters[:4], clusters[6:])
 	for _, c := range stuck {

@@ -37,8 +37,8 @@ import (
 // simulatedFleet starts n simulated clusters, named after the rollout, and registers them with
 // the annotations annotate gives the i-th (if any): the first in the first stage, the next
 // three in the second and the rest in the last. It waits until the controller reports them
-// ready.
-func simulatedFleet(t *testing.T, n int, rollout scalerollout.Rollout, annotate func(i int) map[string]string) []*fleetsim.Cluster {
+// ready, and returns the simulator and its clusters.
+func simulatedFleet(t *testing.T, n int, rollout scalerollout.Rollout, annotate func(i int) map[string]string) (*fleetsim.Fleet, []*fleetsim.Cluster) {
 	t.Helper()
 	sim, err := fleetsim.Start(t.Context(), fleetsim.Options{Clusters: n, NamePrefix: rollout.Name + "-", AvailableAfter: 200 * time.Millisecond})
 	if err != nil {
@@ -76,7 +76,7 @@ func simulatedFleet(t *testing.T, n int, rollout scalerollout.Rollout, annotate 
 		}
 		return nil
 	})
-	return clusters
+	return sim, clusters
 }
 
 // apply server-side applies each YAML stream to the management cluster.

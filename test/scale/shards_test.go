@@ -57,7 +57,7 @@ func TestShardsServeTheirClusters(t *testing.T) {
 	startReplica(t, key, "shard-a-standby")
 
 	inShard := func(i int) bool { return i%2 == 1 }
-	clusters := simulatedFleet(t, 6, rollout, func(i int) map[string]string {
+	_, clusters := simulatedFleet(t, 6, rollout, func(i int) map[string]string {
 		if inShard(i) {
 			return map[string]string{libv1beta1.ShardAnnotation: string(key)}
 		}

@@ -20,7 +20,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
@@ -136,9 +142,41 @@ func (d *deployment) recheck(ctx context.Context, f *configv1beta1.FeatureSummar
 	if !d.watchesHealth() || d.dryRun() || f.Status != libv1beta1.FeatureStatusProvisioned {
 		return
 	}
-	if err := d.validate(ctx, f.FeatureID); err != nil {
+	err := d.validate(ctx, f.FeatureID)
+	switch {
+	case err == nil:
+	case unanswered(err):
+		// Not a regression: the check could not reach the cluster. Whether the cluster is
+		// reachable is the probes' call (a cluster reported down stops being Ready, which holds
+		// its stage), so the feature keeps the verdict of its last check, which runs again at
+		// the health interval. Failing it would redeploy to a cluster that does not answer and,
+		// for a cluster that drops out for seconds now and then, hold its stage for as long as
+		// any of its checks happens to land in one of those seconds.
+		d.unanswered = true
+		ctrl.LoggerFrom(ctx).V(1).Info("health check could not reach the cluster", "feature", f.FeatureID, "reason", err.Error())
+	default:
 		d.fail(f, hash, err)
 	}
+}
+
+// unanswered reports whether a check failed because the cluster did not answer (the
+// connection was refused, reset or timed out, or the API server was unavailable), rather than
+// because what it read was unhealthy, missing or refused.
+func unanswered(err error) bool {
+	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false
+	}
+	if _, ok := errors.AsType[*url.Error](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 // rechecked reports whether some feature of the summary is rechecked: the summary is then

@@ -240,6 +240,9 @@ func (r *Reconciler) deploy(ctx context.Context, cs *configv1beta1.ClusterSummar
 	if d.rechecked() {
 		next = shortest(next, r.recheckInterval(ctx))
 	}
+	if d.unanswered {
+		next = shortest(next, r.healthInterval)
+	}
 	if readsUnwatched(cs) {
 		next = shortest(next, r.driftInterval)
 	}

@@ -57,6 +57,9 @@ type deployment struct {
 	// flush writes the status at once (see begin); flushErr is the error that stopped the pass.
 	flush    func(context.Context) error
 	flushErr error
+
+	// unanswered says a health check run again found the cluster not answering (see recheck).
+	unanswered bool
 }
 
 func (d *deployment) spec() *configv1beta1.Spec { return &d.cs.Spec.ClusterProfileSpec }
