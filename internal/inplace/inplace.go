@@ -24,9 +24,12 @@ package inplace
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -110,4 +113,43 @@ func matching(items []any, namespace string, selector labels.Selector) ([]client
 		}
 	}
 	return out, nil
+}
+
+// Get returns the object named key of obj's kind (obj is a new one of the kind) from the
+// informer of informers, without copying it: read it, never change it. When informers is nil or
+// its informer cannot be read directly, reader reads it into obj. An object the cache does not
+// hold is a NotFound error.
+func Get(ctx context.Context, informers cache.Informers, reader client.Reader, key client.ObjectKey, obj client.Object) (client.Object, error) {
+	if informers != nil {
+		indexer, err := indexerOf(informers.GetInformer(ctx, obj))
+		if err != nil {
+			return nil, err
+		}
+		if indexer != nil {
+			item, exists, err := indexer.GetByKey(storeKey(key))
+			if err != nil {
+				return nil, err
+			}
+			if !exists {
+				return nil, apierrors.NewNotFound(schema.GroupResource{Resource: strings.TrimPrefix(fmt.Sprintf("%T", obj), "*")}, key.Name)
+			}
+			o, ok := item.(client.Object)
+			if !ok {
+				return nil, fmt.Errorf("the cache holds a %T, not an object", item)
+			}
+			return o, nil
+		}
+	}
+	if err := reader.Get(ctx, key, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// storeKey is how an informer's store keys the object: its name alone when it has no namespace.
+func storeKey(key client.ObjectKey) string {
+	if key.Namespace == "" {
+		return key.Name
+	}
+	return key.Namespace + "/" + key.Name
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
 	"github.com/stagecoach-dev/stagecoach/internal/scheme"
 )
@@ -90,5 +92,38 @@ func TestListThroughReader(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Name != "b" {
 		t.Fatalf("got %v, want cluster b", got)
+	}
+}
+
+// TestGet: a cached object is the store's own; one the cache does not hold is NotFound; without
+// informers, the reader reads it.
+func TestGet(t *testing.T) {
+	informer := toolscache.NewSharedIndexInformer(&toolscache.ListWatch{}, &libv1beta1.SveltosCluster{}, 0, toolscache.Indexers{})
+	held := clusters()
+	for _, c := range held {
+		if err := informer.GetStore().Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	got, err := Get(ctx, informers{informer: informer}, nil, client.ObjectKey{Namespace: "fleet", Name: "b"}, &libv1beta1.SveltosCluster{})
+	if err != nil || got != held[1] {
+		t.Fatalf("got %v, %v; want the store's own cluster b", got, err)
+	}
+	if _, err := Get(ctx, informers{informer: informer}, nil, client.ObjectKey{Namespace: "fleet", Name: "z"}, &libv1beta1.SveltosCluster{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("got %v, want NotFound", err)
+	}
+	profiles := toolscache.NewSharedIndexInformer(&toolscache.ListWatch{}, &configv1beta1.ClusterProfile{}, 0, toolscache.Indexers{})
+	profile := &configv1beta1.ClusterProfile{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
+	if err := profiles.GetStore().Add(profile); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Get(ctx, informers{informer: profiles}, nil, client.ObjectKey{Name: "web"}, &configv1beta1.ClusterProfile{}); err != nil || got != profile {
+		t.Fatalf("got %v, %v; want the store's own cluster-scoped profile", got, err)
+	}
+	reader := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(clusters()[0]).Build()
+	got, err = Get(ctx, nil, reader, client.ObjectKey{Namespace: "fleet", Name: "a"}, &libv1beta1.SveltosCluster{})
+	if err != nil || got.GetName() != "a" {
+		t.Fatalf("got %v, %v; want cluster a through the reader", got, err)
 	}
 }

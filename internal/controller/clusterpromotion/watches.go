@@ -25,6 +25,7 @@ import (
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
 	libv1beta1 "github.com/stagecoach-dev/stagecoach/api/lib/v1beta1"
+	"github.com/stagecoach-dev/stagecoach/internal/inplace"
 	"github.com/stagecoach-dev/stagecoach/internal/targets"
 )
 
@@ -69,11 +70,14 @@ func (r *Reconciler) promotionsOfCluster(ctx context.Context, obj client.Object)
 }
 
 func (r *Reconciler) promotionOfSummary(ctx context.Context, obj client.Object) []reconcile.Request {
-	profile := &configv1beta1.ClusterProfile{}
-	if err := r.client.Get(ctx, client.ObjectKey{Name: obj.GetLabels()[configv1beta1.ClusterProfileNameLabel]}, profile); err != nil {
+	// Every summary's every update comes here: the profile is read in place, not copied with its
+	// status of thousands of clusters.
+	profile, err := inplace.Get(ctx, r.informers, r.client, client.ObjectKey{Name: obj.GetLabels()[configv1beta1.ClusterProfileNameLabel]},
+		&configv1beta1.ClusterProfile{})
+	if err != nil {
 		return nil
 	}
-	name := profile.Labels[configv1beta1.PromotionNameLabel]
+	name := profile.GetLabels()[configv1beta1.PromotionNameLabel]
 	if name == "" {
 		return nil
 	}

@@ -23,7 +23,6 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/kube"
 	"helm.sh/helm/v4/pkg/storage"
-	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -100,7 +99,7 @@ func actionConfig(remote *fleet.Remote, namespace string, log logr.Logger) (*act
 	kc.Factory = &serverValidatedFactory{Factory: kc.Factory, discovery: getter.discovery}
 	kc.Namespace = namespace
 	kc.SetLogger(handler)
-	secrets := driver.NewSecrets(remote.Core.Secrets(namespace))
+	secrets := newReleaseSecrets(remote.Core.Secrets(namespace))
 	secrets.SetLogger(handler)
 	cfg.RESTClientGetter = getter
 	cfg.KubeClient = kc
