@@ -27,6 +27,8 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/stagecoach-dev/stagecoach/internal/logging"
 )
 
 // version is stamped at build time (-ldflags "-X main.version=v1.2.3"); the image builder does.
@@ -60,7 +62,7 @@ It serves the Sveltos ClusterPromotion/ClusterProfile and Kubefleet staged-updat
 			default:
 				return fmt.Errorf("--log-format %q: want json or console", logFormat)
 			}
-			ctrl.SetLogger(zap.New(opts...))
+			ctrl.SetLogger(logging.Lazy(zap.New(opts...)))
 			return nil
 		},
 	}
