@@ -33,10 +33,11 @@ import (
 // environment or query DNS from the controller, and put the answer in what is deployed.
 var withheld = []string{"env", "expandenv", "getHostByName"}
 
-// funcMap is sprig's functions, Sveltos' conversions, and the functions reading data's
-// management-cluster objects. Those work on copies, so that one call never changes what
-// another sees; Sveltos' own functions, like these, swallow errors and return empty values.
-func funcMap(data Data) template.FuncMap {
+// funcMap is sprig's functions, Sveltos' conversions, and the functions reading the
+// management-cluster objects of the data data points to when they are called. Those work on
+// copies, so that one call never changes what another sees; Sveltos' own functions, like these,
+// swallow errors and return empty values.
+func funcMap(data *Data) template.FuncMap {
 	fm := sprig.TxtFuncMap()
 	for _, name := range withheld {
 		delete(fm, name)

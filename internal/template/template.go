@@ -25,6 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -112,13 +114,56 @@ func Instantiate(name, text string, data Data) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
-	tmpl, err := template.New(name).Option("missingkey=error").Funcs(funcMap(data)).Parse(text)
+	pool := parsedPool(name, text)
+	b, _ := pool.Get().(*bound)
+	if b == nil {
+		b = &bound{data: &Data{}}
+		tmpl, err := template.New(name).Option("missingkey=error").Funcs(funcMap(b.data)).Parse(text)
+		if err != nil {
+			return "", &Error{err}
+		}
+		b.tmpl = tmpl
+	}
+	*b.data = data
+	var out bytes.Buffer
+	err := b.tmpl.Execute(&out, data)
+	*b.data = Data{}
+	pool.Put(b)
 	if err != nil {
 		return "", &Error{err}
 	}
-	var out bytes.Buffer
-	if err := tmpl.Execute(&out, data); err != nil {
-		return "", &Error{err}
-	}
 	return out.String(), nil
+}
+
+// bound is a parsed template whose functions read the data data points to: the data of the
+// one call running it.
+type bound struct {
+	tmpl *template.Template
+	data *Data
+}
+
+// parsed holds, by template name and text, a pool of bound templates ready to run. A rollout
+// runs the same template once per cluster, and parsing it and building its functions (sprig's,
+// each checked by reflection) cost more than running it. It is emptied when it holds
+// maxParsed texts, so that templates no longer used do not pile up.
+var (
+	parsed      sync.Map // parsedKey → *sync.Pool of *bound
+	parsedCount atomic.Int64
+)
+
+const maxParsed = 1024
+
+type parsedKey struct{ name, text string }
+
+func parsedPool(name, text string) *sync.Pool {
+	key := parsedKey{name, text}
+	if p, ok := parsed.Load(key); ok {
+		return p.(*sync.Pool)
+	}
+	if parsedCount.Add(1) > maxParsed {
+		parsed.Clear()
+		parsedCount.Store(1)
+	}
+	p, _ := parsed.LoadOrStore(key, &sync.Pool{})
+	return p.(*sync.Pool)
 }

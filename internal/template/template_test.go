@@ -17,7 +17,9 @@ limitations under the License.
 package template
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -107,5 +109,58 @@ func TestAnnotations(t *testing.T) {
 	}
 	if !IsLua(map[string]string{LuaAnnotation: "ok"}) || IsLua(map[string]string{TemplateAnnotation: "ok"}) {
 		t.Error("IsLua")
+	}
+}
+
+// TestInstantiateConcurrently: one text run at once for many clusters gives each its own
+// cluster's values, through the template's fields and through the functions reading its
+// management-cluster objects, although parsed templates are reused.
+func TestInstantiateConcurrently(t *testing.T) {
+	const text = `{{ .Cluster.metadata.name }}/{{ (getResource "cfg").data.image }}`
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			name, image := fmt.Sprintf("c%d", i), fmt.Sprintf("img%d", i)
+			cm := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cfg"},
+				"data": map[string]any{"image": image},
+			}}
+			d, err := NewData(&libv1beta1.SveltosCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "fleet"}},
+				map[string]*unstructured.Unstructured{"cfg": cm})
+			if err != nil {
+				errs <- err
+				return
+			}
+			for range 20 {
+				got, err := Instantiate("values", text, d)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := name + "/" + image; got != want {
+					errs <- fmt.Errorf("got %q, want %q", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// BenchmarkInstantiate: a chart's values templated for one cluster, as each cluster of a
+// rollout has them.
+func BenchmarkInstantiate(b *testing.B) {
+	d := Data{Cluster: map[string]any{"metadata": map[string]any{"name": "east", "labels": map[string]any{"stage": "prod"}}}}
+	const text = `message: '{{ .Cluster.metadata.name }} in {{ index .Cluster.metadata.labels "stage" }}'`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Instantiate("values", text, d); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
