@@ -17,6 +17,7 @@ limitations under the License.
 package clustersummary
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -235,10 +236,20 @@ func (d *deployment) withdraw(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// fail records a failed attempt and tells whoever watches the summary.
+// fail records a failed attempt and tells whoever watches the summary, with one exception: the
+// first health check of a revision just applied. A workload just applied is rarely ready at
+// once, and the check runs again at the health interval; a warning for every cluster of every
+// rollout would bury the ones that matter (and cost the management cluster a write per
+// cluster). The status says it either way, and a check that still fails on its next run is
+// a warning.
 func (d *deployment) fail(f *configv1beta1.FeatureSummary, hash []byte, err error) {
 	err = d.secretValues.Hide(err)
+	settling := isHealthError(err) && f.Status == libv1beta1.FeatureStatusProvisioning && f.FailureReason == nil &&
+		bytes.Equal(f.Hash, hash)
 	markFailed(f, hash, err, d.spec().MaxConsecutiveFailures)
+	if settling {
+		return
+	}
 	d.r.recorder.Eventf(d.cs, nil, corev1.EventTypeWarning, "DeployFailed", "Deploy", "%s on %s: %s", f.FeatureID, d.remote.Ref, *f.FailureMessage)
 }
 

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -261,5 +262,48 @@ func TestTakeRetry(t *testing.T) {
 				t.Error("a second takeRetry retried again")
 			}
 		})
+	}
+}
+
+// TestFirstCheckOfARevisionIsQuiet: the first health check of a revision just applied that does
+// not pass yet is recorded in the status without a warning; the next one that fails, a
+// regression of a provisioned feature, and any other failure are warnings.
+func TestFirstCheckOfARevisionIsQuiet(t *testing.T) {
+	recorder := events.NewFakeRecorder(10)
+	d := &deployment{r: &Reconciler{recorder: recorder}, cs: &configv1beta1.ClusterSummary{},
+		remote: &fleet.Remote{Ref: fleet.ClusterRef{Kind: fleet.KindSveltosCluster, Namespace: "fleet", Name: "east"}}}
+	notReady := &healthError{check: "available", feature: libv1beta1.FeatureHelm, err: errors.New("Deployment web is not available yet")}
+	hash := []byte("v2")
+	warned := func() bool {
+		select {
+		case <-recorder.Events:
+			return true
+		default:
+			return false
+		}
+	}
+
+	f := &configv1beta1.FeatureSummary{FeatureID: libv1beta1.FeatureHelm, Hash: hash, Status: libv1beta1.FeatureStatusProvisioning}
+	d.fail(f, hash, notReady)
+	if warned() {
+		t.Error("the first check of a revision just applied warned")
+	}
+	if f.Status != libv1beta1.FeatureStatusFailed || f.FailureReason == nil || *f.FailureReason != reasonHealthCheck {
+		t.Errorf("status %s, reason %v: the status must say the check failed", f.Status, f.FailureReason)
+	}
+	d.fail(f, hash, notReady)
+	if !warned() {
+		t.Error("a check still failing on its next run did not warn")
+	}
+
+	provisioned := &configv1beta1.FeatureSummary{FeatureID: libv1beta1.FeatureHelm, Hash: hash, Status: libv1beta1.FeatureStatusProvisioned}
+	d.fail(provisioned, hash, notReady)
+	if !warned() {
+		t.Error("a provisioned feature's check failing did not warn")
+	}
+	applying := &configv1beta1.FeatureSummary{FeatureID: libv1beta1.FeatureHelm, Hash: hash, Status: libv1beta1.FeatureStatusProvisioning}
+	d.fail(applying, hash, errors.New("connection refused"))
+	if !warned() {
+		t.Error("a failed deployment did not warn")
 	}
 }
