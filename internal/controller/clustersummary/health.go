@@ -125,6 +125,7 @@ func (d *deployment) preDeploy(ctx context.Context, id libv1beta1.FeatureID) err
 // validate runs the feature's validateHealths once it is deployed; it counts as provisioned
 // only when they pass.
 func (d *deployment) validate(ctx context.Context, id libv1beta1.FeatureID) error {
+	d.r.recheck.ran(d.cs.UID)
 	return d.runChecks(ctx, checksFor(d.spec().ValidateHealths, id, d.lastFeature(id)), id, false)
 }
 
@@ -140,6 +141,13 @@ func (d *deployment) watchesHealth() bool {
 // redeployed and checked until it passes again.
 func (d *deployment) recheck(ctx context.Context, f *configv1beta1.FeatureSummary, hash []byte) {
 	if !d.watchesHealth() || d.dryRun() || f.Status != libv1beta1.FeatureStatusProvisioned {
+		return
+	}
+	if !d.r.recheck.due(d.cs.UID) {
+		// Provisioned before this process started (a restart, or another replica leading until
+		// now), with its checks passing then. Running every such summary's checks as the cache
+		// fills would crowd out the rollouts the restart interrupted: they run at the paced
+		// interval instead, as they would have without the restart.
 		return
 	}
 	err := d.validate(ctx, f.FeatureID)

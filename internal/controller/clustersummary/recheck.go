@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	configv1beta1 "github.com/stagecoach-dev/stagecoach/api/config/v1beta1"
@@ -47,7 +48,25 @@ type recheckPace struct {
 	mu      sync.Mutex
 	count   int
 	counted time.Time
+
+	// checked holds the UIDs of the summaries whose checks this process ran or put off once
+	// (due).
+	checked sync.Map
 }
+
+// ran records that the summary's checks ran in this process.
+func (p *recheckPace) ran(uid types.UID) { p.checked.Store(uid, struct{}{}) }
+
+// due reports whether a provisioned summary's passing checks are to run again now: not the
+// first time this process sees it, unless it ran them itself. That first time is recorded, so
+// that they run on its next pass, a paced interval later.
+func (p *recheckPace) due(uid types.UID) bool {
+	_, seen := p.checked.LoadOrStore(uid, struct{}{})
+	return seen
+}
+
+// forget drops what is kept about a summary that is gone.
+func (p *recheckPace) forget(uid types.UID) { p.checked.Delete(uid) }
 
 // recheckInterval is how long until the checks of a summary whose checks pass run again: the
 // health interval, or, when this replica watches the health of more summaries than

@@ -91,3 +91,24 @@ func TestRecheckInterval(t *testing.T) {
 		})
 	}
 }
+
+// TestRecheckAfterARestart: a summary this process finds provisioned has its passing checks
+// run again on its next pass, not as the cache fills; one whose checks this process ran is
+// rechecked whenever it comes round; one forgotten starts over.
+func TestRecheckAfterARestart(t *testing.T) {
+	var p recheckPace
+	if p.due("found") {
+		t.Error("a summary found provisioned was rechecked on its first pass")
+	}
+	if !p.due("found") {
+		t.Error("a summary found provisioned was not rechecked on its next pass")
+	}
+	p.ran("deployed")
+	if !p.due("deployed") {
+		t.Error("a summary whose checks this process ran was not rechecked")
+	}
+	p.forget("found")
+	if p.due("found") {
+		t.Error("a summary forgotten and seen again was rechecked on its first pass")
+	}
+}

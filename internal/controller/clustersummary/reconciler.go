@@ -272,6 +272,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cs *configv1beta1.Clus
 			return ctrl.Result{RequeueAfter: r.notReadyInterval}, nil
 		}
 	}
+	r.recheck.forget(cs.UID)
 	return ctrl.Result{}, patch.RemoveFinalizer(ctx, r.client, cs, configv1beta1.ClusterSummaryFinalizer)
 }
 
