@@ -116,6 +116,14 @@ type result struct {
 	// GCCPUFraction is the share of the CPU the controllers used during the rollouts (the
 	// runtime's /cpu/classes/total less /cpu/classes/idle) that its garbage collector took.
 	GCCPUFraction float64 `json:"gc_cpu_fraction"`
+	// ControllerRolloutsCPUS, ManagementRolloutsCPUS and SimulatorRolloutsCPUS are the CPU
+	// seconds, during the rollouts (as GCCPUFraction), of the controller processes (their
+	// runtime's own count), of the management cluster's processes (etcd, kube-apiserver,
+	// kube-controller-manager) and of the benchmark's own process, which answers for every
+	// simulated cluster: the machine's CPU, shared by all three.
+	ControllerRolloutsCPUS float64 `json:"controller_rollouts_cpu_s"`
+	ManagementRolloutsCPUS float64 `json:"management_rollouts_cpu_s"`
+	SimulatorRolloutsCPUS  float64 `json:"simulator_rollouts_cpu_s"`
 	// LiveHeapMiB is the peak of the controller's live heap (after a GC) during the rollouts;
 	// with shards, of the shards' live heaps summed, each sampled at the same time.
 	LiveHeapMiB float64 `json:"live_heap_mib"`

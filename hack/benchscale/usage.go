@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/stagecoach-dev/stagecoach/internal/sandbox"
 )
 
 // usage adds up what the controller processes of a run cost, every shard's and every restart's:
@@ -42,6 +44,9 @@ type usage struct {
 	peakLive float64
 	// tracking is true during the rollouts, when the live heap's peak is recorded.
 	tracking bool
+	// fromManagement and fromSimulator are the CPU seconds of the management cluster's
+	// processes and of this process when the rollouts started.
+	fromManagement, fromSimulator float64
 }
 
 // runtimeFigures are the controller's cumulative runtime/metrics values of interest; allCPU is
@@ -144,8 +149,10 @@ func (b *bench) watchUsage(ctx context.Context, cs *controllers) {
 func (b *bench) startTracking(ctx context.Context) {
 	figures := b.shardFigures(ctx, b.ctrl)
 	b.recordLive(figures)
+	management, simulator := b.othersCPU()
 	b.usage.mu.Lock()
 	defer b.usage.mu.Unlock()
+	b.usage.fromManagement, b.usage.fromSimulator = management, simulator
 	b.usage.fromGC, b.usage.fromAll = make([]float64, len(figures)), make([]float64, len(figures))
 	for i, f := range figures {
 		if f != nil {
@@ -190,10 +197,31 @@ func (b *bench) retire(ctx context.Context) {
 	b.usage.fromGC, b.usage.fromAll = nil, nil
 }
 
+// othersCPU is the CPU seconds so far of the management cluster's processes and of this
+// process; a process that cannot be read counts nothing.
+func (b *bench) othersCPU() (management, simulator float64) {
+	if pids, err := sandbox.PIDs(b.mgmt.Dir); err == nil {
+		for _, pid := range pids {
+			s, _ := cpuSeconds(pid)
+			management += s
+		}
+	} else {
+		b.log.Error(err, "finding the management cluster's processes")
+	}
+	simulator, _ = cpuSeconds(os.Getpid())
+	return management, simulator
+}
+
 // report writes the figures into res.
 func (b *bench) report(res *result) {
+	management, simulator := b.othersCPU()
 	b.usage.mu.Lock()
 	defer b.usage.mu.Unlock()
+	if b.usage.tracking {
+		res.ControllerRolloutsCPUS = round1(b.usage.allCPU)
+		res.ManagementRolloutsCPUS = round1(management - b.usage.fromManagement)
+		res.SimulatorRolloutsCPUS = round1(simulator - b.usage.fromSimulator)
+	}
 	res.ControllerCPUS = round1(b.usage.cpu)
 	if b.usage.allCPU > 0 {
 		res.GCCPUFraction = float64(int64(b.usage.gcCPU/b.usage.allCPU*1000+0.5)) / 1000

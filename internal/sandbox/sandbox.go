@@ -432,3 +432,23 @@ func Kill(dir, process string) error {
 	}
 	return fmt.Errorf("the sandbox in %s has no process %q", dir, process)
 }
+
+// PIDs returns the running processes of the sandbox in dir by name, as in its logs directory
+// ("etcd", "mgmt-kube-apiserver", ...), for whoever measures what they use.
+func PIDs(dir string) (map[string]int, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := loadState(layout{dir: dir}.stateFile())
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, p := range st.Processes {
+		if p.alive() {
+			out[p.Name] = p.PID
+		}
+	}
+	return out, nil
+}
