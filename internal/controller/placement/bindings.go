@@ -177,12 +177,12 @@ func (r *kindReconciler) reportScheduling(ctx context.Context, ps *pass, added, 
 	slices.Sort(removed)
 	if len(added) > 0 {
 		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, reasonClustersScheduled, "Schedule",
-			"Picked clusters %s", strings.Join(added, ", "))
+			"Picked clusters %s", listClusters(added))
 		ctrl.LoggerFrom(ctx).Info("picked clusters", "clusters", added)
 	}
 	if len(removed) > 0 {
 		r.recorder.Eventf(ps.p, nil, corev1.EventTypeNormal, reasonClustersUnscheduled, "Schedule",
-			"Clusters %s are no longer picked", strings.Join(removed, ", "))
+			"Clusters %s are no longer picked", listClusters(removed))
 		ctrl.LoggerFrom(ctx).Info("clusters no longer picked", "clusters", removed)
 	}
 }

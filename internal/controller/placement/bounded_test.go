@@ -166,3 +166,16 @@ func TestPolicyDecisionsAt20000Clusters(t *testing.T) {
 		t.Errorf("3 picked, 2 not: %d decisions, cut %v", len(d), cut)
 	}
 }
+
+// TestEventsNameFewClusters: an Event about thousands of clusters names a few and counts the
+// rest, within the 1 KB the API server allows an Event's note.
+func TestEventsNameFewClusters(t *testing.T) {
+	names := make([]string, 5000)
+	for i := range names {
+		names[i] = fmt.Sprintf("member-cluster-%05d", i)
+	}
+	note := "Rolling resource snapshot index 12 out to " + listClusters(names)
+	if len(note) > 1024 || !strings.HasSuffix(note, fmt.Sprintf("and %d more", 5000-maxListed)) {
+		t.Fatalf("note of %d bytes: %q", len(note), note)
+	}
+}

@@ -114,7 +114,7 @@ func (r *kindReconciler) rolloutPhase(ctx context.Context, ps *pass) error {
 	}
 	if len(move) > 0 {
 		r.recorder.Eventf(ps.p, ps.master, corev1.EventTypeNormal, reasonRolloutStarted, "Rollout",
-			"Rolling resource snapshot index %d out to %s", ps.index, strings.Join(move, ", "))
+			"Rolling resource snapshot index %d out to %s", ps.index, listClusters(move))
 		ctrl.LoggerFrom(ctx).Info("rolling out", "index", ps.index, "clusters", move)
 	}
 	ps.waiting = map[string]string{}
