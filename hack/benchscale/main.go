@@ -117,8 +117,8 @@ type result struct {
 	// runtime's /cpu/classes/total less /cpu/classes/idle) that its garbage collector took.
 	GCCPUFraction float64 `json:"gc_cpu_fraction"`
 	// ControllerRolloutsCPUS, ManagementRolloutsCPUS and SimulatorRolloutsCPUS are the CPU
-	// seconds, during the rollouts (as GCCPUFraction), of the controller processes (their
-	// runtime's own count), of the management cluster's processes (etcd, kube-apiserver,
+	// seconds, during the rollouts (as GCCPUFraction), of the controller processes, of the
+	// management cluster's processes (etcd, kube-apiserver,
 	// kube-controller-manager) and of the benchmark's own process, which answers for every
 	// simulated cluster: the machine's CPU, shared by all three.
 	ControllerRolloutsCPUS float64 `json:"controller_rollouts_cpu_s"`

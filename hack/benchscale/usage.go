@@ -44,9 +44,10 @@ type usage struct {
 	peakLive float64
 	// tracking is true during the rollouts, when the live heap's peak is recorded.
 	tracking bool
-	// fromManagement and fromSimulator are the CPU seconds of the management cluster's
-	// processes and of this process when the rollouts started.
-	fromManagement, fromSimulator float64
+	// fromController, fromManagement and fromSimulator are the CPU seconds of the controller
+	// processes (counted as cpu is), of the management cluster's processes and of this process
+	// when the rollouts started.
+	fromController, fromManagement, fromSimulator float64
 }
 
 // runtimeFigures are the controller's cumulative runtime/metrics values of interest; allCPU is
@@ -150,8 +151,14 @@ func (b *bench) startTracking(ctx context.Context) {
 	figures := b.shardFigures(ctx, b.ctrl)
 	b.recordLive(figures)
 	management, simulator := b.othersCPU()
+	controller := 0.0
+	for _, c := range b.ctrl.shards {
+		s, _ := cpuSeconds(c.cmd.Process.Pid)
+		controller += s
+	}
 	b.usage.mu.Lock()
 	defer b.usage.mu.Unlock()
+	b.usage.fromController = b.usage.cpu + controller
 	b.usage.fromManagement, b.usage.fromSimulator = management, simulator
 	b.usage.fromGC, b.usage.fromAll = make([]float64, len(figures)), make([]float64, len(figures))
 	for i, f := range figures {
@@ -218,7 +225,7 @@ func (b *bench) report(res *result) {
 	b.usage.mu.Lock()
 	defer b.usage.mu.Unlock()
 	if b.usage.tracking {
-		res.ControllerRolloutsCPUS = round1(b.usage.allCPU)
+		res.ControllerRolloutsCPUS = round1(b.usage.cpu - b.usage.fromController)
 		res.ManagementRolloutsCPUS = round1(management - b.usage.fromManagement)
 		res.SimulatorRolloutsCPUS = round1(simulator - b.usage.fromSimulator)
 	}
