@@ -68,6 +68,16 @@ type Cache struct {
 	connections map[ClusterRef]*connection
 	// swept is when idle Remotes were last looked for.
 	swept time.Time
+
+	// answers holds, by kubeconfig, the last answer a cluster gave a probe (ProbeShared).
+	answersMu sync.Mutex
+	answers   map[[sha256.Size]byte]answer
+}
+
+// answer is a cluster's answer to a probe: its version, and when.
+type answer struct {
+	version string
+	at      time.Time
 }
 
 // connection is what the Cache keeps for one cluster. mu serialises building and rebuilding it.
@@ -87,6 +97,9 @@ type connection struct {
 	// releasing is set when the last probe let go of the connection: once idle, the cluster
 	// keeps nothing until its next probe.
 	releasing bool
+	// pending is the kubeconfig read but not parsed yet (refresh without build), until build
+	// parses it.
+	pending []byte
 }
 
 // kubeconfigSource identifies a kubeconfig: where it was read and a hash of its bytes, so that an
@@ -104,7 +117,7 @@ func NewCache(reader client.Reader, opts CacheOptions) *Cache {
 	if opts.RemoteIdleTimeout <= 0 {
 		opts.RemoteIdleTimeout = 30 * time.Second
 	}
-	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}}
+	return &Cache{reader: reader, opts: opts, connections: map[ClusterRef]*connection{}, answers: map[[sha256.Size]byte]answer{}}
 }
 
 // Get returns the cluster's Remote, building it if needed. Every call rereads the registration
@@ -118,7 +131,7 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 	conn := c.connection(ref)
 	conn.mu.Lock()
 	defer conn.mu.Unlock()
-	if err := conn.refresh(ctx, c.reader, ref, c.opts); err != nil {
+	if err := conn.refresh(ctx, c.reader, ref, c.opts, true); err != nil {
 		return nil, err
 	}
 	if conn.remote == nil {
@@ -145,10 +158,38 @@ func (c *Cache) Get(ctx context.Context, ref ClusterRef) (*Remote, error) {
 // open for every cluster in between would cost more memory than everything else the controller
 // keeps per cluster.
 func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration, release bool) (string, error) {
+	return c.ProbeShared(ctx, ref, timeout, release, 0)
+}
+
+// ProbeShared is Probe for the controllers that probe every registered cluster. A cluster
+// registered twice with the same kubeconfig (a SveltosCluster and a MemberCluster, as
+// `stagecoach register` makes them) is one cluster: an answer it gave a probe of either
+// registration less than fresh ago answers the other's, without a connection or the
+// kubeconfig parsed again. Only answers are shared: a probe that finds the cluster
+// unreachable is not, and makes the next probe of every registration ask the cluster itself.
+// Zero fresh shares nothing.
+func (c *Cache) ProbeShared(ctx context.Context, ref ClusterRef, timeout time.Duration, release bool, fresh time.Duration) (string, error) {
 	c.sweep()
 	conn := c.connection(ref)
 	conn.mu.Lock()
-	err := conn.refresh(ctx, c.reader, ref, c.opts)
+	err := conn.refresh(ctx, c.reader, ref, c.opts, fresh <= 0)
+	kubeconfig := conn.source.hash
+	if err == nil && fresh > 0 {
+		if version, ok := c.answered(kubeconfig, fresh); ok {
+			conn.pending = nil
+			conn.releasing = release
+			if release && conn.remote == nil {
+				conn.release()
+			}
+			conn.mu.Unlock()
+			return version, nil
+		}
+		if conn.config == nil {
+			if err = conn.build(ref, c.opts.UserAgent); err != nil {
+				conn.reset() // as refresh does with a kubeconfig that cannot be used
+			}
+		}
+	}
 	probe, host := conn.probe, ""
 	if conn.config != nil {
 		host = serverURL(conn.config.Host)
@@ -164,8 +205,40 @@ func (c *Cache) Probe(ctx context.Context, ref ClusterRef, timeout time.Duration
 	if err != nil {
 		return "", err
 	}
-	return probeVersion(ctx, probe, ref, host, timeout, release)
+	version, err := probeVersion(ctx, probe, ref, host, timeout, release)
+	if fresh > 0 {
+		c.remember(kubeconfig, version, err)
+	}
+	return version, err
 }
+
+// answered returns the answer the cluster of this kubeconfig gave less than fresh ago.
+func (c *Cache) answered(kubeconfig [sha256.Size]byte, fresh time.Duration) (string, bool) {
+	c.answersMu.Lock()
+	defer c.answersMu.Unlock()
+	a, ok := c.answers[kubeconfig]
+	if !ok || time.Since(a.at) >= fresh {
+		return "", false
+	}
+	return a.version, true
+}
+
+// remember keeps a probe's answer; a probe that found the cluster unreachable, or refusing the
+// kubeconfig, forgets the last one.
+func (c *Cache) remember(kubeconfig [sha256.Size]byte, version string, err error) {
+	c.answersMu.Lock()
+	defer c.answersMu.Unlock()
+	if err == nil {
+		c.answers[kubeconfig] = answer{version: version, at: time.Now()}
+		return
+	}
+	if _, ok := AsClusterError(err); ok {
+		delete(c.answers, kubeconfig)
+	}
+}
+
+// answerKept is how long an answer is kept at most, for a kubeconfig no longer probed.
+const answerKept = 10 * time.Minute
 
 // KeepIdleFor is how far apart a cluster's probes may be for its connection to stay open in
 // between; see Probe.
@@ -182,13 +255,14 @@ func (c *Cache) Forget(ref ClusterRef) {
 // sweep drops the Remotes nobody asked for in RemoteIdleTimeout, at most every quarter of it.
 // Connections in use at that moment are left for the next sweep; the dropped Remotes' open
 // connections are closed once no lock is held, so that a cluster that stopped answering holds
-// up nobody.
+// up nobody. Probe answers older than answerKept go too.
 func (c *Cache) sweep() {
 	now := time.Now()
 	var idle []*Remote
+	swept := false
 	c.mu.Lock()
 	if now.Sub(c.swept) >= c.opts.RemoteIdleTimeout/4 {
-		c.swept = now
+		c.swept, swept = now, true
 		for _, conn := range c.connections {
 			if !conn.mu.TryLock() {
 				continue
@@ -207,6 +281,11 @@ func (c *Cache) sweep() {
 	for _, r := range idle {
 		r.closeIdle()
 	}
+	if swept {
+		c.answersMu.Lock()
+		maps.DeleteFunc(c.answers, func(_ [sha256.Size]byte, a answer) bool { return now.Sub(a.at) > answerKept })
+		c.answersMu.Unlock()
+	}
 }
 
 func (c *Cache) connection(ref ClusterRef) *connection {
@@ -221,7 +300,7 @@ func (c *Cache) connection(ref ClusterRef) *connection {
 }
 
 // refresh makes config and probe match the cluster's current kubeconfig. The caller holds mu.
-func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef, opts CacheOptions) error {
+func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref ClusterRef, opts CacheOptions, build bool) error {
 	loc, err := locateKubeconfig(ctx, reader, ref)
 	if err == nil {
 		var secret *corev1.Secret
@@ -231,7 +310,7 @@ func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref C
 			secret, data, loc, err = preferRenewed(ctx, reader, opts.Namespace, ref, secret, data, loc)
 		}
 		if err == nil {
-			return conn.update(ref, loc, secret, data, opts.UserAgent)
+			return conn.update(ref, loc, secret, data, opts.UserAgent, build)
 		}
 	}
 	// A cluster that is gone or whose kubeconfig is broken must not keep being reached with
@@ -243,7 +322,9 @@ func (conn *connection) refresh(ctx context.Context, reader client.Reader, ref C
 	return err
 }
 
-func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *corev1.Secret, data []byte, userAgent string) error {
+// update records the kubeconfig's source and, with build or when it changed, parses it; without
+// build, a connection released since its last use keeps the kubeconfig pending until build.
+func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *corev1.Secret, data []byte, userAgent string, build bool) error {
 	src := kubeconfigSource{location: loc, uid: secret.UID, resourceVersion: secret.ResourceVersion}
 	if conn.config != nil && conn.source.location == loc && conn.source.uid == src.uid &&
 		conn.source.resourceVersion == src.resourceVersion {
@@ -261,6 +342,17 @@ func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *cor
 		// Released after its last probe, not changed: the cluster serves the APIs it served.
 		conn.mapping = mapping
 	}
+	conn.source, conn.pending = src, data
+	if !build {
+		return nil
+	}
+	return conn.build(ref, userAgent)
+}
+
+// build parses the pending kubeconfig into config and probe.
+func (conn *connection) build(ref ClusterRef, userAgent string) error {
+	loc, data := conn.source.location, conn.pending
+	conn.pending = nil
 	cfg, err := kubeconfigConfig(ref, loc, data)
 	if err != nil {
 		return err
@@ -273,12 +365,12 @@ func (conn *connection) update(ref ClusterRef, loc KubeconfigSecret, secret *cor
 		return clusterErrorf(ref, ReasonKubeconfigInvalid,
 			"the kubeconfig in key %q of Secret %s has unusable TLS settings (certificate-authority-data, client-certificate-data or client-key-data)", loc.Key, loc)
 	}
-	conn.source, conn.config, conn.probe = src, cfg, probe
+	conn.config, conn.probe = cfg, probe
 	return nil
 }
 
 func (conn *connection) reset() {
-	conn.source, conn.config, conn.probe, conn.remote, conn.mapping = kubeconfigSource{}, nil, nil, nil, nil
+	conn.source, conn.config, conn.probe, conn.remote, conn.mapping, conn.pending = kubeconfigSource{}, nil, nil, nil, nil, nil
 }
 
 // release lets go of everything but what identifies the kubeconfig and the discovery read

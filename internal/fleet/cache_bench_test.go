@@ -46,7 +46,7 @@ func BenchmarkCacheMemory(b *testing.B) {
 		base := heap()
 		for _, ref := range refs {
 			conn := cache.connection(ref)
-			if err := conn.refresh(ctx, reader, ref, CacheOptions{}); err != nil {
+			if err := conn.refresh(ctx, reader, ref, CacheOptions{}, true); err != nil {
 				b.Fatal(err)
 			}
 		}

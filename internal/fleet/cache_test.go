@@ -524,3 +524,65 @@ func TestProbeRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeSharedByBothRegistrations: a cluster registered as a SveltosCluster and as a
+// MemberCluster with the same kubeconfig answers one probe for both within fresh; a probe that
+// finds it unreachable is not shared, and the next probe of the other registration asks the
+// cluster itself; a plain Probe always asks.
+func TestProbeSharedByBothRegistrations(t *testing.T) {
+	ctx := t.Context()
+	var asked atomic.Int32
+	down := atomic.Bool{}
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		if down.Load() {
+			hj, ok := w.(http.Hijacker)
+			if ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+				}
+			}
+			return
+		}
+		_, _ = w.Write([]byte(`{"major":"1","minor":"36","gitVersion":"v1.36.3"}`))
+	}))
+	defer server.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
+	member := &clusterv1beta1.MemberCluster{ObjectMeta: metav1.ObjectMeta{Name: "c",
+		Annotations: map[string]string{clusterv1beta1.KubeconfigSecretAnnotation: "ns/c-sveltos-kubeconfig"}}}
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(sveltosCluster("ns", "c"), member,
+		kubeconfigSecret("ns", "c-sveltos-kubeconfig", testKubeconfig(t, server.URL, ca, nil))).Build()
+	cache := NewCache(c, CacheOptions{})
+	sveltos := ClusterRef{Kind: KindSveltosCluster, Namespace: "ns", Name: "c"}
+	members := RefOf(member)
+
+	probe := func(ref ClusterRef, fresh time.Duration) error {
+		t.Helper()
+		version, err := cache.ProbeShared(ctx, ref, 2*time.Second, true, fresh)
+		if err == nil && version != "v1.36.3" {
+			t.Fatalf("version %q", version)
+		}
+		return err
+	}
+	if err := probe(sveltos, time.Minute); err != nil || asked.Load() != 1 {
+		t.Fatalf("first probe: %v, %d requests", err, asked.Load())
+	}
+	if err := probe(members, time.Minute); err != nil || asked.Load() != 1 {
+		t.Fatalf("the other registration within fresh: %v, %d requests, want the answer shared", err, asked.Load())
+	}
+	if err := probe(members, time.Nanosecond); err != nil || asked.Load() != 2 {
+		t.Fatalf("past fresh: %v, %d requests, want the cluster asked", err, asked.Load())
+	}
+	if _, err := cache.Probe(ctx, members, 2*time.Second, true); err != nil || asked.Load() != 3 {
+		t.Fatalf("Probe: %v, %d requests, want the cluster asked", err, asked.Load())
+	}
+
+	down.Store(true)
+	if err := probe(sveltos, time.Nanosecond); err == nil {
+		t.Fatal("a cluster that drops every connection answered")
+	}
+	before := asked.Load()
+	if err := probe(members, time.Minute); err == nil || asked.Load() == before {
+		t.Fatalf("after a failed probe: %v, %d requests; want the cluster asked, and its failure", err, asked.Load()-before)
+	}
+}

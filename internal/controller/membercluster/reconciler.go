@@ -142,8 +142,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		}
 	}()
 
-	// A cluster probed minutes apart keeps no connection open in between.
-	version, err := r.fleet.Probe(ctx, ref, r.probe.ProbeTimeout, r.probeInterval(cluster, false) > fleet.KeepIdleFor)
+	// A cluster probed minutes apart keeps no connection open in between; the same cluster
+	// registered as a SveltosCluster shares its answers (ProbeShared).
+	version, err := r.fleet.ProbeShared(ctx, ref, r.probe.ProbeTimeout, r.probeInterval(cluster, false) > fleet.KeepIdleFor,
+		r.probe.ProbeInterval)
 	clusterErr, ok := fleet.AsClusterError(err)
 	if err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt

@@ -134,7 +134,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	wasReady := cluster.Status.Ready
 	// A cluster probed minutes apart keeps no connection open in between.
 	release := r.probe.Interval(r.census.Len(), false) > fleet.KeepIdleFor
-	version, err := r.fleet.Probe(ctx, ref, r.probe.ProbeTimeout, release)
+	// The same cluster registered as a MemberCluster shares its answers (ProbeShared).
+	version, err := r.fleet.ProbeShared(ctx, ref, r.probe.ProbeTimeout, release, r.probe.ProbeInterval)
 	answered := err == nil
 	if _, ok := fleet.AsClusterError(err); err != nil && !ok {
 		// The management cluster could not be read, or we are shutting down: nothing was learnt
