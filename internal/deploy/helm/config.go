@@ -99,7 +99,7 @@ func actionConfig(remote *fleet.Remote, namespace string, log logr.Logger) (*act
 	kc.Factory = &serverValidatedFactory{Factory: kc.Factory, discovery: getter.discovery}
 	kc.Namespace = namespace
 	kc.SetLogger(handler)
-	secrets := newReleaseSecrets(remote.Core.Secrets(namespace))
+	secrets := newReleaseStore(remote.Core.Secrets(namespace))
 	secrets.SetLogger(handler)
 	cfg.RESTClientGetter = getter
 	cfg.KubeClient = kc

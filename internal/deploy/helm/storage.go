@@ -36,7 +36,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
-// releaseSecrets stores releases exactly as Helm's Secrets driver does, so that the helm CLI
+// releaseStore stores releases exactly as Helm's Secrets driver does, so that the helm CLI
 // and Helm's own driver read them: a Secret of type helm.sh/release.v1 named by the release key,
 // labelled with the release's labels, name, owner=helm, status, version and createdAt (on
 // create) or modifiedAt (on update), holding under "release" the release's JSON, gzipped and
@@ -48,17 +48,17 @@ import (
 // clusters those writers were a sixth of everything the controller allocated, and its garbage
 // collector's work followed. Here writers are reused and compress at gzip's default level, whose
 // output is within a few percent of the best.
-type releaseSecrets struct {
+type releaseStore struct {
 	*driver.Secrets
 	impl typedcorev1.SecretInterface
 }
 
-func newReleaseSecrets(impl typedcorev1.SecretInterface) *releaseSecrets {
-	return &releaseSecrets{Secrets: driver.NewSecrets(impl), impl: impl}
+func newReleaseStore(impl typedcorev1.SecretInterface) *releaseStore {
+	return &releaseStore{Secrets: driver.NewSecrets(impl), impl: impl}
 }
 
 // Create creates the Secret holding the release; driver.ErrReleaseExists if there is one.
-func (s *releaseSecrets) Create(key string, rel release.Releaser) error {
+func (s *releaseStore) Create(key string, rel release.Releaser) error {
 	obj, err := releaseSecret(key, rel, "createdAt")
 	if err != nil {
 		return fmt.Errorf("create: failed to encode release %q: %w", key, err)
@@ -73,7 +73,7 @@ func (s *releaseSecrets) Create(key string, rel release.Releaser) error {
 }
 
 // Update replaces the Secret holding the release, as Helm's driver does.
-func (s *releaseSecrets) Update(key string, rel release.Releaser) error {
+func (s *releaseStore) Update(key string, rel release.Releaser) error {
 	obj, err := releaseSecret(key, rel, "modifiedAt")
 	if err != nil {
 		return fmt.Errorf("update: failed to encode release %q: %w", key, err)

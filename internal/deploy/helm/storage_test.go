@@ -45,12 +45,12 @@ func testRelease(name string, version int, status rcommon.Status) *rspb.Release 
 	}
 }
 
-// TestReleaseSecretsAsHelms: what releaseSecrets writes, Helm's own Secrets driver reads back
+// TestReleaseStoreAsHelms: what releaseStore writes, Helm's own Secrets driver reads back
 // whole, and the Secret has the type and labels Helm's driver gives its own.
-func TestReleaseSecretsAsHelms(t *testing.T) {
+func TestReleaseStoreAsHelms(t *testing.T) {
 	ctx := context.Background()
 	secrets := fake.NewClientset().CoreV1().Secrets("apps")
-	ours, helms := newReleaseSecrets(secrets), driver.NewSecrets(secrets)
+	ours, helms := newReleaseStore(secrets), driver.NewSecrets(secrets)
 
 	rel := testRelease("web", 1, rcommon.StatusDeployed)
 	if err := ours.Create("sh.helm.release.v1.web.v1", rel); err != nil {
@@ -125,7 +125,7 @@ func (discardSecrets) Create(_ context.Context, s *corev1.Secret, _ metav1.Creat
 }
 
 // BenchmarkReleaseWrite: a release of the webapp chart written by Helm's Secrets driver and by
-// releaseSecrets.
+// releaseStore.
 func BenchmarkReleaseWrite(b *testing.B) {
 	ch, err := loader.Load("../../../testdata/charts/webapp")
 	if err != nil {
@@ -138,7 +138,7 @@ func BenchmarkReleaseWrite(b *testing.B) {
 		driver func(typedcorev1.SecretInterface) driver.Driver
 	}{
 		{"helm", func(s typedcorev1.SecretInterface) driver.Driver { return driver.NewSecrets(s) }},
-		{"stagecoach", func(s typedcorev1.SecretInterface) driver.Driver { return newReleaseSecrets(s) }},
+		{"stagecoach", func(s typedcorev1.SecretInterface) driver.Driver { return newReleaseStore(s) }},
 	} {
 		b.Run(d.name, func(b *testing.B) {
 			w := d.driver(discardSecrets{})
